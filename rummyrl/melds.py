@@ -29,6 +29,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE, VALUE
 
@@ -495,3 +496,93 @@ def layoff(knocker: Arrangement, defender_hands: np.ndarray) -> Layoff:
     pick = order[first]
     arr = _arrangement_of(rest[pick])
     return Layoff(arr.deadwood, arr.meld_id, unpack_masks(laid[pick]))
+
+
+# --------------------------------------------------------------------------------------
+# One hand at a time, compiled: used inside the game kernels (same algorithm as _solve)
+# --------------------------------------------------------------------------------------
+@njit(cache=True)
+def deadwood_one(m0: int, m1: int, m2: int, m3: int) -> int:
+    """Minimum deadwood of one hand given as four suit masks (compiled; see _solve)."""
+    d = DW13[m0] + DW13[m1] + DW13[m2] + DW13[m3]
+    three = (m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1))
+    if three == 0:
+        return d
+    four = m0 & m1 & m2 & m3
+    bits = np.zeros(MAX_SET_RANKS + 1, np.int64)
+    nopt = np.zeros(MAX_SET_RANKS + 1, np.int64)
+    k = 0
+    rest = three
+    while rest:
+        if k == MAX_SET_RANKS:
+            return -1  # more set ranks than the solver handles: the caller rejects the hand
+        b = rest & -rest
+        bits[k] = b
+        nopt[k] = 2 + NUM_SUITS if four & b else 2
+        rest &= rest - 1
+        k += 1
+    opt = np.zeros(MAX_SET_RANKS + 1, np.int64)
+    best = d
+    while True:
+        r0, r1, r2, r3 = 0, 0, 0, 0
+        for j in range(k):
+            o = opt[j]
+            if o == 1:
+                r0 |= bits[j]
+                r1 |= bits[j]
+                r2 |= bits[j]
+                r3 |= bits[j]
+            elif o >= 2:
+                if o != 2:
+                    r0 |= bits[j]
+                if o != 3:
+                    r1 |= bits[j]
+                if o != 4:
+                    r2 |= bits[j]
+                if o != 5:
+                    r3 |= bits[j]
+        c = DW13[m0 & ~r0] + DW13[m1 & ~r1] + DW13[m2 & ~r2] + DW13[m3 & ~r3]
+        if c < best:
+            best = c
+        j = k - 1  # next combination, the last slot varying fastest
+        while j >= 0:
+            opt[j] += 1
+            if opt[j] < nopt[j]:
+                break
+            opt[j] = 0
+            j -= 1
+        if j < 0:
+            return best
+
+
+@njit(cache=True)
+def knock_bits_one(m, limit, out):
+    """Suit masks (into ``out``, 4 ints) of the cards whose discard leaves deadwood <= limit:
+    the compiled twin of :func:`knock_masks` for one hand ``m`` (4 suit masks)."""
+    m0, m1, m2, m3 = m[0], m[1], m[2], m[3]
+    dw = deadwood_one(m0, m1, m2, m3)
+    three = (m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1))
+    need = dw - limit
+    if need < 0:
+        need = 0
+    if need > 11:
+        need = 11
+    floor = 0
+    for s in range(NUM_SUITS):
+        meld = MELDABLE13[m[s]] | (m[s] & three)
+        loose = m[s] & ~meld
+        out[s] = loose & _RANKS_VALUED_AT_LEAST[need]
+        floor += VALUE13[loose]
+    if floor > limit:
+        return
+    for s in range(NUM_SUITS):
+        meld = MELDABLE13[m[s]] | (m[s] & three)
+        while meld:
+            b = meld & -meld
+            meld &= meld - 1
+            sub0 = m0 & ~b if s == 0 else m0
+            sub1 = m1 & ~b if s == 1 else m1
+            sub2 = m2 & ~b if s == 2 else m2
+            sub3 = m3 & ~b if s == 3 else m3
+            if deadwood_one(sub0, sub1, sub2, sub3) <= limit:
+                out[s] |= b

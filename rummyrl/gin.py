@@ -1,0 +1,908 @@
+"""Gin Rummy for two players, B games at once as numpy arrays.
+
+Rules: ``shared/RULES.md`` ids C-1..C-4 and G-1..G-19 (G-10a); the code that implements a
+rule cites its id. Every open point of the rule book is a :class:`GinConfig` field.
+
+Design (after Pgx): a :class:`GinState` holds fixed-shape arrays with the batch axis
+first; :func:`init`, :func:`step`, :func:`legal_mask` and :func:`observe` are functions
+of it. ``step`` returns a new state; ``step(..., inplace=True)`` updates the given one
+(what the batched training interface uses). No Python loop runs over games.
+
+Actions
+-------
+======================  =========  ======================================================
+name                    ids        meaning
+======================  =========  ======================================================
+``DRAW_STOCK``          0          draw the top card of the stock (G-4)
+``TAKE_DISCARD``        1          take the top of the discard pile; in the upcard offer,
+                                   take the upcard (G-2, G-4)
+``PASS``                2          decline the upcard (G-2)
+``DISCARD + c``         3..54      discard card ``c`` (G-5)
+``KNOCK + c``           55..106    knock with final discard ``c`` (G-6); it is gin when the
+                                   ten cards left have no deadwood (G-7)
+``BIG_GIN``             107        big gin: all eleven cards melded, no discard (G-7,
+                                   only with ``big_gin_bonus`` set)
+======================  =========  ======================================================
+
+Phases: ``OFFER`` (take the upcard or pass), ``DRAW``, ``DISCARD`` (discard or knock),
+``DONE`` (the episode is over). After both players pass the upcard the non-dealer is in
+``DRAW`` with ``must_draw_stock`` set: only ``DRAW_STOCK`` is legal.
+
+Deals
+-----
+A deal is a 52-card order and a dealer. ``deck[0:10]`` is the non-dealer's hand,
+``deck[10:20]`` the dealer's, ``deck[20]`` the upcard, and ``deck[21:52]`` the stock,
+``deck[21]`` drawn first (G-1). :func:`init` takes explicit decks and dealers, one per
+game or a schedule of several hands per game; without them each hand's deck is a
+shuffle derived from the game's seed, the game number and the hand number, so a game
+depends only on its seed, not on the batch it is played in.
+
+Episodes
+--------
+``GinConfig.episode = "hand"`` ends the episode with the hand; ``"game"`` plays hands
+until a player reaches the target (G-15) and deals the next hand inside the same
+``step`` that ended the previous one. ``state.hand_ended`` marks the games whose hand
+ended in the last step, and the ``last_*`` fields describe that hand (how it ended,
+deadwoods, melds, lay-offs, points). :func:`game_result` itemizes the final totals.
+
+Observation (:func:`observe`; the flat layout is :data:`OBS_LAYOUT`)
+---------------------------------------------------------------------
+Everything a player may know: its hand, the discard pile in order with its top, the
+cards the opponent is known to hold (taken from the pile and not thrown since), what the
+opponent threw and passed on, stock size, phase, whose turn, dealer, scores, target, and
+after a hand ends in a ``DONE`` state the revealed hands, melds and lay-offs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from . import melds as M
+from .melds import deadwood_one, knock_bits_one
+from .cards import NUM_CARDS, NUM_RANKS, VALUE, card_str, check_deck
+
+# --------------------------------------------------------------------------------------
+# Constants
+# --------------------------------------------------------------------------------------
+DRAW_STOCK = 0
+TAKE_DISCARD = 1
+PASS = 2
+DISCARD = 3
+KNOCK = DISCARD + NUM_CARDS
+BIG_GIN = KNOCK + NUM_CARDS
+NUM_ACTIONS = BIG_GIN + 1
+
+PHASE_OFFER, PHASE_DRAW, PHASE_DISCARD, PHASE_DONE = 0, 1, 2, 3
+PHASE_NAMES = ("OFFER", "DRAW", "DISCARD", "DONE")
+
+#: how a hand ended (``state.last_end``)
+END_NONE, END_KNOCK, END_GIN, END_BIG_GIN, END_UNDERCUT, END_DEAD, END_TRUNCATED = range(7)
+END_NAMES = ("none", "knock", "gin", "big_gin", "undercut", "dead", "truncated")
+
+HAND_SIZE = 10
+UPCARD_POS = 2 * HAND_SIZE
+STOCK_START = UPCARD_POS + 1
+NUM_PLAYERS = 2
+
+
+def action_name(action: int) -> str:
+    """``57`` -> ``"knock Ks"``-style text for an action id."""
+    a = int(action)
+    if a == DRAW_STOCK:
+        return "draw_stock"
+    if a == TAKE_DISCARD:
+        return "take_discard"
+    if a == PASS:
+        return "pass"
+    if DISCARD <= a < KNOCK:
+        return f"discard {card_str(a - DISCARD)}"
+    if KNOCK <= a < BIG_GIN:
+        return f"knock {card_str(a - KNOCK)}"
+    if a == BIG_GIN:
+        return "big_gin"
+    return f"<invalid action {a}>"
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in its game's current state."""
+
+
+# --------------------------------------------------------------------------------------
+# Config
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GinConfig:
+    """Rule options (RULES.md "What the sources leave open") and scoring constants."""
+
+    episode: str = "game"
+    """``"hand"``: an episode is one hand; ``"game"``: hands until the target (G-15)."""
+    target: int = 100
+    """Points that end the game (G-15)."""
+    knock_limit: int = 10
+    """Highest deadwood a player may knock with (G-6)."""
+    gin_bonus: int = 25
+    """Bonus for gin (G-14)."""
+    undercut_bonus: int = 25
+    """Bonus for an undercut or a tie (G-12, G-13)."""
+    big_gin_bonus: int | None = None
+    """Big gin (G-7): ``None`` = not allowed (default); a number enables it with that bonus
+    (31 is usual)."""
+    game_bonus: int = 100
+    """Bonus to the game winner (G-16)."""
+    box_bonus: int = 25
+    """Bonus per hand won, to the game winner (G-17)."""
+    loser_box_bonus: bool = False
+    """Give the loser its box bonus too (G-17 option)."""
+    dealer_rule: str = "alternate"
+    """Who deals the next hand (G-3): ``"alternate"``, or ``"winner"`` (the winner of the
+    hand; after a dead hand the same dealer deals again)."""
+    stock_floor: int = 2
+    """A discard that leaves this many stock cards ends the hand dead (G-10)."""
+    max_actions: int = 300
+    """Actions in one hand before it is cut off as truncated (G-10a)."""
+    max_hands: int = 100
+    """Hands in one game before the game is cut off as truncated (a safety cap beyond the
+    rule book: two players that never knock would otherwise play forever)."""
+    forbid_taken_discard: bool = True
+    """C-4: the card just taken from the discard pile may not be discarded that turn."""
+
+    def __post_init__(self):
+        def need(cond, msg):
+            if not cond:
+                raise ValueError(f"GinConfig: {msg}")
+
+        for name in ("target", "knock_limit", "gin_bonus", "undercut_bonus", "game_bonus",
+                     "box_bonus", "stock_floor", "max_actions", "max_hands"):
+            v = getattr(self, name)
+            need(isinstance(v, (int, np.integer)) and not isinstance(v, bool),
+                 f"{name} must be an integer, got {v!r}")
+        need(self.episode in ("hand", "game"), f"episode must be 'hand' or 'game', got {self.episode!r}")
+        need(self.dealer_rule in ("alternate", "winner"),
+             f"dealer_rule must be 'alternate' or 'winner', got {self.dealer_rule!r}")
+        need(self.target >= 1, f"target must be >= 1, got {self.target}")
+        need(0 <= self.knock_limit <= 100, f"knock_limit must be in 0..100, got {self.knock_limit}")
+        for name in ("gin_bonus", "undercut_bonus", "game_bonus", "box_bonus"):
+            need(getattr(self, name) >= 0, f"{name} must be >= 0, got {getattr(self, name)}")
+        need(self.big_gin_bonus is None or (isinstance(self.big_gin_bonus, (int, np.integer))
+                                            and self.big_gin_bonus >= 0),
+             f"big_gin_bonus must be None (off) or an integer >= 0, got {self.big_gin_bonus!r}")
+        need(0 <= self.stock_floor <= 30, f"stock_floor must be in 0..30, got {self.stock_floor}")
+        need(self.max_actions >= 4, f"max_actions must be >= 4, got {self.max_actions}")
+        need(self.max_hands >= 1, f"max_hands must be >= 1, got {self.max_hands}")
+        need(isinstance(self.loser_box_bonus, bool), "loser_box_bonus must be true or false")
+        need(isinstance(self.forbid_taken_discard, bool), "forbid_taken_discard must be true or false")
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GinConfig":
+        """Build from a mapping; an unknown key is an error naming it and the known ones."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown Gin Rummy option(s) {unknown}; known: {sorted(known)}")
+        return cls(**d)
+
+
+# --------------------------------------------------------------------------------------
+# State
+# --------------------------------------------------------------------------------------
+@dataclass
+class GinState:
+    """B games. Players are 0 and 1; card arrays are indexed by card id (cards.py)."""
+
+    config: GinConfig = field(repr=False)
+    hands: np.ndarray  # (B, 2, 52) bool
+    deck: np.ndarray  # (B, 52) int8: this hand's deal order
+    stock_top: np.ndarray  # (B,) int16: index in deck of the next stock card
+    pile: np.ndarray  # (B, 52) int8: discard pile, bottom first, -1 past the end
+    pile_from: np.ndarray  # (B, 52) int8: who threw each pile card (-1: the upcard)
+    pile_len: np.ndarray  # (B,) int16
+    known: np.ndarray  # (B, 2, 52) bool: cards each player took from the pile, not thrown since
+    passed: np.ndarray  # (B, 2, 52) bool: top discards each player declined
+    thrown: np.ndarray  # (B, 2, 52) bool: cards each player discarded this hand
+    phase: np.ndarray  # (B,) int8
+    current: np.ndarray  # (B,) int8: player to act
+    dealer: np.ndarray  # (B,) int8
+    taken: np.ndarray  # (B,) int8: card taken from the pile this turn, -1
+    must_draw_stock: np.ndarray  # (B,) bool: both passed the upcard (G-2)
+    hand_actions: np.ndarray  # (B,) int16: actions so far in this hand (G-10a)
+    hand_no: np.ndarray  # (B,) int16: hands dealt in this game, minus one
+    scores: np.ndarray  # (B, 2) int32: hand points so far in this game (G-15)
+    hands_won: np.ndarray  # (B, 2) int16 (G-17, G-18)
+    seed: np.ndarray  # (B,) uint64: the game's seed (deals without a schedule)
+    game_no: np.ndarray  # (B,) int64: games played in this lane before this one
+    schedule: np.ndarray  # (B, H, 52) int8 explicit decks for hands 0..H-1 (H may be 0)
+    schedule_dealer: np.ndarray  # (B, H) int8, -1: by the dealer rule
+    mask: np.ndarray  # (B, NUM_ACTIONS) bool: legal actions now
+    # results; hand_ended / game_over describe the last step
+    hand_ended: np.ndarray  # (B,) bool: a hand ended in the last step
+    game_over: np.ndarray  # (B,) bool: the episode is over (phase DONE)
+    truncated: np.ndarray  # (B,) bool: ... by a cap (G-10a in one-hand episodes, max_hands)
+    winner: np.ndarray  # (B,) int8: the episode's winner once over; -1 otherwise or none
+    last_end: np.ndarray  # (B,) int8 END_*: how the last hand ended
+    last_knocker: np.ndarray  # (B,) int8, -1 when nobody knocked
+    last_winner: np.ndarray  # (B,) int8, -1 when nobody scored
+    last_points: np.ndarray  # (B,) int32: points the winner scored
+    last_deadwood: np.ndarray  # (B, 2) int16: final deadwood of each player (defender after lay-offs)
+    last_hands: np.ndarray  # (B, 2, 52) bool: both hands as revealed (knocker after its discard)
+    last_meld_id: np.ndarray  # (B, 2, 52) int8: each player's melds (Arrangement.meld_id)
+    last_laid_off: np.ndarray  # (B, 52) bool: cards the defender laid off (G-9)
+
+    @property
+    def batch_size(self) -> int:
+        return self.phase.shape[0]
+
+    @property
+    def stock_size(self) -> np.ndarray:
+        return NUM_CARDS - self.stock_top.astype(np.int32)
+
+    def copy(self) -> "GinState":
+        return dataclasses.replace(
+            self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)
+                     if f.name != "config"}
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Seeded shuffles: a deck depends only on (seed, game number, hand number)
+# --------------------------------------------------------------------------------------
+_U64 = np.uint64
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finalizer over uint64 arrays (wrapping arithmetic)."""
+    x = (x + _U64(0x9E3779B97F4A7C15)).astype(np.uint64)
+    x = (x ^ (x >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> _U64(27))) * _U64(0x94D049BB133111EB)
+    return x ^ (x >> _U64(31))
+
+
+def _deal_key(seed, game_no, hand_no):
+    g = np.asarray(game_no).astype(np.uint64)
+    h = np.asarray(hand_no).astype(np.uint64)
+    return _mix64(seed ^ _mix64(g * _U64(0x100000001B3) + h))
+
+
+def shuffled_decks(seed: np.ndarray, game_no: np.ndarray, hand_no: np.ndarray) -> np.ndarray:
+    """``(n, 52)`` int8 deck orders, one per (seed, game, hand)."""
+    key = _deal_key(np.asarray(seed, dtype=np.uint64), game_no, hand_no)
+    keys = _mix64(key[:, None] + np.arange(NUM_CARDS, dtype=np.uint64) * _U64(0xD1B54A32D192ED03))
+    return np.argsort(keys, axis=1).astype(np.int8)
+
+
+def _first_dealer(seed, game_no):
+    return (_mix64(_deal_key(seed, game_no, 0xFFFF)) >> _U64(63)).astype(np.int8)
+
+
+def game_seeds(seed, batch_size: int) -> np.ndarray:
+    """Per-game seeds: from an int (game i gets a seed derived from ``seed`` and ``i``, so it
+    does not depend on the batch size), an ``np.random.Generator``, or None (fresh entropy)."""
+    if isinstance(seed, np.random.Generator):
+        return seed.integers(0, 2**63, size=batch_size, dtype=np.int64).astype(np.uint64)
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, an np.random.Generator or None, got {seed!r}")
+    base = _mix64(np.array([int(seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
+    return _mix64(base ^ np.arange(batch_size, dtype=np.uint64) * _U64(0x9E3779B97F4A7C15))
+
+
+# --------------------------------------------------------------------------------------
+# init
+# --------------------------------------------------------------------------------------
+def init(
+    batch_size: int,
+    seed=None,
+    config: GinConfig | None = None,
+    decks=None,
+    dealers=None,
+) -> GinState:
+    """Start ``batch_size`` games.
+
+    ``seed``: int, ``np.random.Generator`` or None (see :func:`game_seeds`).
+    ``decks``: explicit deals, ``(52,)`` (the same for every game), ``(B, 52)``, or a
+    schedule ``(B, H, 52)`` for the first H hands of each game (later hands are shuffled
+    from the seed). Each must be a permutation of 0..51.
+    ``dealers``: the dealer of each explicit hand: an int, ``(B,)`` for the first hand, or
+    ``(B, H)``; -1 (or omitted) leaves it to G-3 (seeded first dealer, then the dealer
+    rule).
+    """
+    config = config or GinConfig()
+    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    B = int(batch_size)
+    schedule, schedule_dealer = _schedule(B, decks, dealers)
+    z = np.zeros
+    state = GinState(
+        config=config,
+        hands=z((B, 2, NUM_CARDS), bool), deck=z((B, NUM_CARDS), np.int8),
+        stock_top=z(B, np.int16), pile=np.full((B, NUM_CARDS), -1, np.int8),
+        pile_from=np.full((B, NUM_CARDS), -1, np.int8), pile_len=z(B, np.int16),
+        known=z((B, 2, NUM_CARDS), bool), passed=z((B, 2, NUM_CARDS), bool),
+        thrown=z((B, 2, NUM_CARDS), bool), phase=z(B, np.int8), current=z(B, np.int8),
+        dealer=z(B, np.int8), taken=np.full(B, -1, np.int8), must_draw_stock=z(B, bool),
+        hand_actions=z(B, np.int16), hand_no=z(B, np.int16), scores=z((B, 2), np.int32),
+        hands_won=z((B, 2), np.int16), seed=game_seeds(seed, B), game_no=z(B, np.int64),
+        schedule=schedule, schedule_dealer=schedule_dealer,
+        mask=z((B, NUM_ACTIONS), bool), hand_ended=z(B, bool), game_over=z(B, bool),
+        truncated=z(B, bool), winner=np.full(B, -1, np.int8), last_end=z(B, np.int8),
+        last_knocker=np.full(B, -1, np.int8), last_winner=np.full(B, -1, np.int8),
+        last_points=z(B, np.int32), last_deadwood=z((B, 2), np.int16),
+        last_hands=z((B, 2, NUM_CARDS), bool), last_meld_id=np.full((B, 2, NUM_CARDS), -1, np.int8),
+        last_laid_off=z((B, NUM_CARDS), bool),
+    )
+    rows = np.arange(B)
+    _new_game(state, rows)
+    _update_mask(state, rows)
+    return state
+
+
+def _schedule(B, decks, dealers):
+    if decks is None:
+        if dealers is not None:
+            raise ValueError("dealers were given without decks: pass the decks they deal")
+        return np.zeros((B, 0, NUM_CARDS), np.int8), np.zeros((B, 0), np.int8)
+    arr = check_deck(decks, "decks")
+    if arr.ndim == 1:
+        arr = np.broadcast_to(arr, (B, 1, NUM_CARDS))
+    elif arr.ndim == 2:
+        arr = arr[:, None, :]
+    if arr.ndim != 3 or arr.shape[0] != B:
+        raise ValueError(f"decks must be (52,), (B, 52) or (B, H, 52) with B = {B}, got {np.shape(decks)}")
+    H = arr.shape[1]
+    if dealers is None:
+        dl = np.full((B, H), -1, np.int8)
+    else:
+        d = np.asarray(dealers)
+        if not np.issubdtype(d.dtype, np.integer) or not np.isin(d, (-1, 0, 1)).all():
+            raise ValueError(f"dealers must be 0, 1 (or -1 for the dealer rule), got {dealers!r}")
+        if d.ndim == 0:
+            d = np.full((B, 1), int(d))
+        elif d.ndim == 1:
+            if d.shape[0] != B:
+                raise ValueError(f"dealers must have one entry per game ({B}), got {d.shape[0]}")
+            d = d[:, None]
+        if d.shape[0] != B or d.shape[1] > H:
+            raise ValueError(f"dealers shape {np.shape(dealers)} does not match decks shape {arr.shape}")
+        dl = np.full((B, H), -1, np.int8)
+        dl[:, : d.shape[1]] = d
+    return np.ascontiguousarray(arr, dtype=np.int8), dl
+
+
+def _new_game(state: GinState, rows: np.ndarray) -> None:
+    """Reset the game-level counters of ``rows`` and deal their first hand."""
+    state.scores[rows] = 0
+    state.hands_won[rows] = 0
+    state.hand_no[rows] = 0
+    state.winner[rows] = -1
+    state.game_over[rows] = False
+    state.truncated[rows] = False
+    dealer = _first_dealer(state.seed[rows], state.game_no[rows])
+    _deal(state, rows, dealer)
+
+
+def _deal(state: GinState, rows: np.ndarray, rule_dealer: np.ndarray) -> None:
+    """Deal the hand numbered ``state.hand_no`` to ``rows`` (G-1)."""
+    if rows.size == 0:
+        return
+    hand_no = state.hand_no[rows]
+    decks = shuffled_decks(state.seed[rows], state.game_no[rows], hand_no)
+    dealer = rule_dealer.astype(np.int8)
+    H = state.schedule.shape[1]
+    if H:
+        # explicit decks only for a lane's first game: game_no 0
+        sched = (hand_no < H) & (state.game_no[rows] == 0)
+        if sched.any():
+            sr = np.flatnonzero(sched)
+            decks[sr] = state.schedule[rows[sr], hand_no[sr]]
+            d = state.schedule_dealer[rows[sr], hand_no[sr]]
+            dealer[sr] = np.where(d >= 0, d, dealer[sr])
+    n = rows.size
+    state.deck[rows] = decks
+    state.dealer[rows] = dealer
+    nondealer = 1 - dealer
+    hands = np.zeros((n, 2, NUM_CARDS), bool)
+    r = np.arange(n)[:, None]
+    hands[r, nondealer[:, None], decks[:, :HAND_SIZE]] = True
+    hands[r, dealer[:, None], decks[:, HAND_SIZE:UPCARD_POS]] = True
+    state.hands[rows] = hands
+    state.pile[rows] = -1
+    state.pile_from[rows] = -1
+    state.pile[rows, 0] = decks[:, UPCARD_POS]
+    state.pile_len[rows] = 1
+    state.stock_top[rows] = STOCK_START
+    state.known[rows] = False
+    state.passed[rows] = False
+    state.thrown[rows] = False
+    state.phase[rows] = PHASE_OFFER
+    state.current[rows] = nondealer
+    state.taken[rows] = -1
+    state.must_draw_stock[rows] = False
+    state.hand_actions[rows] = 0
+
+
+# --------------------------------------------------------------------------------------
+# Rules per phase, compiled: one game ``b`` at a time, looped over the batch by the kernels
+# --------------------------------------------------------------------------------------
+@njit(cache=True)
+def _suit_masks_of(hand, out):
+    for s in range(4):
+        m = 0
+        for r in range(NUM_RANKS):
+            if hand[s * NUM_RANKS + r]:
+                m |= 1 << r
+        out[s] = m
+
+
+@njit(cache=True)
+def _legal_one(b, hands, pile_len, phase, current, taken, must_draw, mask,
+               knock_limit, forbid_taken, big_gin, scratch):
+    """Write game ``b``'s legal actions into ``mask[b]``."""
+    mask[b, :] = False
+    ph = phase[b]
+    if ph == PHASE_OFFER:  # G-2: take the upcard or pass
+        mask[b, TAKE_DISCARD] = True
+        mask[b, PASS] = True
+    elif ph == PHASE_DRAW:  # G-4; after both passed the upcard, the stock only (G-2)
+        mask[b, DRAW_STOCK] = True
+        mask[b, TAKE_DISCARD] = not must_draw[b] and pile_len[b] > 0
+    elif ph == PHASE_DISCARD:  # G-5, G-6, C-4
+        p = current[b]
+        hand = hands[b, p]
+        _suit_masks_of(hand, scratch[0])
+        knock_bits_one(scratch[0], knock_limit, scratch[1])
+        t = taken[b] if forbid_taken else -1
+        for c in range(NUM_CARDS):
+            if hand[c] and c != t:
+                mask[b, DISCARD + c] = True
+                if (scratch[1, c // NUM_RANKS] >> (c % NUM_RANKS)) & 1:
+                    mask[b, KNOCK + c] = True
+        if big_gin:  # G-7
+            m = scratch[0]
+            mask[b, BIG_GIN] = deadwood_one(m[0], m[1], m[2], m[3]) == 0
+
+
+@njit(cache=True)
+def _take_one(b, p, hands, pile, pile_from, pile_len, known, taken, phase):
+    """Take the top discard (G-4), or the upcard in the offer (G-2)."""
+    n = pile_len[b] - 1
+    c = pile[b, n]
+    pile[b, n] = -1
+    pile_from[b, n] = -1
+    pile_len[b] = n
+    hands[b, p, c] = True
+    known[b, p, c] = True
+    taken[b] = c
+    phase[b] = PHASE_DISCARD
+
+
+@njit(cache=True)
+def _pass_one(b, p, pile, passed, dealer, current, phase, must_draw):
+    """Decline the upcard (G-2): the dealer is offered it next; after both passed the
+    non-dealer must draw from the stock."""
+    passed[b, p, pile[b, 0]] = True
+    current[b] = 1 - p
+    if p != dealer[b]:
+        phase[b] = PHASE_OFFER
+    else:
+        phase[b] = PHASE_DRAW
+        must_draw[b] = True
+
+
+@njit(cache=True)
+def _draw_one(b, p, hands, deck, stock_top, pile, pile_len, passed, taken, phase, must_draw):
+    """Draw the top stock card (G-4); the top discard counts as passed on."""
+    if pile_len[b] > 0:
+        passed[b, p, pile[b, pile_len[b] - 1]] = True
+    c = deck[b, stock_top[b]]
+    stock_top[b] += 1
+    hands[b, p, c] = True
+    taken[b] = -1
+    must_draw[b] = False
+    phase[b] = PHASE_DISCARD
+
+
+@njit(cache=True)
+def _throw_one(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken, current, phase):
+    """Put card ``c`` on the discard pile (G-5); the other player is to draw."""
+    hands[b, p, c] = False
+    known[b, p, c] = False
+    thrown[b, p, c] = True
+    n = pile_len[b]
+    pile[b, n] = c
+    pile_from[b, n] = p
+    pile_len[b] = n + 1
+    taken[b] = -1
+    current[b] = 1 - p
+    phase[b] = PHASE_DRAW
+
+
+# what ended a hand inside the step kernel (scored afterwards by _end_hands)
+_ENDS_NOTHING, _ENDS_KNOCK, _ENDS_BIG_GIN, _ENDS_DEAD, _ENDS_CAPPED = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _first_illegal(act, phase, mask):
+    for b in range(act.shape[0]):
+        if phase[b] == PHASE_DONE:
+            continue
+        a = act[b]
+        if a < 0 or a >= NUM_ACTIONS or not mask[b, a]:
+            return b
+    return -1
+
+
+@njit(cache=True)
+def _step_kernel(act, hands, deck, stock_top, pile, pile_from, pile_len, known, passed, thrown,
+                 phase, current, dealer, taken, must_draw, hand_actions, mask, ends, hand_ended,
+                 knock_limit, forbid_taken, big_gin, stock_floor, max_actions):
+    """Apply the actions; mark in ``ends`` the games whose hand ended. Returns their count."""
+    scratch = np.zeros((2, 4), np.int64)
+    n_ended = 0
+    for b in range(act.shape[0]):
+        ends[b] = _ENDS_NOTHING
+        hand_ended[b] = False
+        if phase[b] == PHASE_DONE:
+            continue
+        a = act[b]
+        p = current[b]
+        hand_actions[b] += 1
+        if a == TAKE_DISCARD:
+            _take_one(b, p, hands, pile, pile_from, pile_len, known, taken, phase)
+        elif a == PASS:
+            _pass_one(b, p, pile, passed, dealer, current, phase, must_draw)
+        elif a == DRAW_STOCK:
+            _draw_one(b, p, hands, deck, stock_top, pile, pile_len, passed, taken, phase, must_draw)
+        elif a < BIG_GIN:
+            c = a - DISCARD if a < KNOCK else a - KNOCK
+            _throw_one(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken, current, phase)
+            if a >= KNOCK:
+                ends[b] = _ENDS_KNOCK
+            elif NUM_CARDS - stock_top[b] <= stock_floor:  # G-10 dead hand
+                ends[b] = _ENDS_DEAD
+        else:
+            ends[b] = _ENDS_BIG_GIN
+        if ends[b] == _ENDS_NOTHING and hand_actions[b] >= max_actions:  # G-10a
+            ends[b] = _ENDS_CAPPED
+        if ends[b] == _ENDS_NOTHING:
+            _legal_one(b, hands, pile_len, phase, current, taken, must_draw, mask,
+                       knock_limit, forbid_taken, big_gin, scratch)
+        else:
+            mask[b, :] = False
+            n_ended += 1
+    return n_ended
+
+
+@njit(cache=True)
+def _mask_kernel(rows, hands, pile_len, phase, current, taken, must_draw, mask,
+                 knock_limit, forbid_taken, big_gin):
+    scratch = np.zeros((2, 4), np.int64)
+    for i in range(rows.shape[0]):
+        _legal_one(rows[i], hands, pile_len, phase, current, taken, must_draw, mask,
+                   knock_limit, forbid_taken, big_gin, scratch)
+
+
+def _update_mask(state: GinState, rows: np.ndarray) -> None:
+    cfg = state.config
+    _mask_kernel(np.asarray(rows, np.int64), state.hands, state.pile_len, state.phase, state.current,
+                 state.taken, state.must_draw_stock, state.mask, cfg.knock_limit,
+                 cfg.forbid_taken_discard, cfg.big_gin_bonus is not None)
+
+
+def legal_mask(state: GinState) -> np.ndarray:
+    """``(B, NUM_ACTIONS)`` bool: the legal actions of the player to act (all False when
+    the episode is over). ``init`` and ``step`` compute it; this returns a copy."""
+    return state.mask.copy()
+
+
+# --------------------------------------------------------------------------------------
+# step
+# --------------------------------------------------------------------------------------
+def _raise_illegal(state: GinState, actions: np.ndarray, g: int) -> None:
+    a = int(actions[g])
+    phase = PHASE_NAMES[state.phase[g]]
+    legal = np.flatnonzero(state.mask[g]).tolist()
+    shown = ", ".join(f"{x} ({action_name(x)})" for x in legal)
+    raise IllegalActionError(
+        f"action {a} ({action_name(a) if 0 <= a < NUM_ACTIONS else 'out of range'}) is not legal "
+        f"in game {g}, phase {phase}, player {int(state.current[g])} to act; legal: [{shown}]"
+    )
+
+
+def step(state: GinState, actions, inplace: bool = False) -> GinState:
+    """Apply one action per game. Games already over (phase DONE) ignore their entry.
+
+    Raises :class:`IllegalActionError` naming the action, the phase and the legal actions
+    when an action is not legal; nothing is changed then.
+    """
+    a = np.asarray(actions)
+    B = state.phase.shape[0]
+    if a.shape != (B,) or a.dtype.kind not in "iu":
+        raise ValueError(f"actions must be an integer array of shape ({B},), got {a.dtype} {a.shape}")
+    if a.dtype != np.int64:
+        a = a.astype(np.int64)
+    bad = _first_illegal(a, state.phase, state.mask)
+    if bad >= 0:
+        _raise_illegal(state, a, bad)
+    s = state if inplace else state.copy()
+    cfg = s.config
+    ends = np.empty(B, np.int8)
+    n_ended = _step_kernel(
+        a, s.hands, s.deck, s.stock_top, s.pile, s.pile_from, s.pile_len, s.known, s.passed,
+        s.thrown, s.phase, s.current, s.dealer, s.taken, s.must_draw_stock, s.hand_actions,
+        s.mask, ends, s.hand_ended, cfg.knock_limit, cfg.forbid_taken_discard,
+        cfg.big_gin_bonus is not None, cfg.stock_floor, cfg.max_actions,
+    )
+    if n_ended:
+        g = np.flatnonzero(ends)
+        e = ends[g]
+        knock = e == _ENDS_KNOCK
+        # the knock's discard already passed the turn; big gin did not
+        knocker = np.where(knock, 1 - s.current[g], s.current[g]).astype(np.int64)
+        _end_hands(s, g, knocker, knock, e == _ENDS_BIG_GIN, e == _ENDS_DEAD, e == _ENDS_CAPPED)
+    return s
+
+
+def _end_hands(s, g, knocker, knock, big_gin, dead, capped):
+    """Score the hands of games ``g`` (G-8 .. G-14), then deal the next hand or end the game."""
+    cfg = s.config
+    n = g.size
+    s.hand_ended[g] = True
+    s.last_hands[g] = s.hands[g]
+    s.last_laid_off[g] = False
+    s.last_meld_id[g] = -1
+    s.last_knocker[g] = np.where(knock | big_gin, knocker, -1)
+    winner = np.full(n, -1, np.int64)
+    points = np.zeros(n, np.int64)
+    kind = np.where(dead, END_DEAD, np.where(capped, END_TRUNCATED, END_NONE))
+
+    i = np.flatnonzero(knock | big_gin)
+    if i.size:
+        gi, k = g[i], knocker[i]
+        d = 1 - k
+        r = np.arange(i.size)
+        k_arr = M.best_melds(s.hands[gi, k])  # G-8: the knocker's lowest-deadwood melds
+        d_hand = s.hands[gi, d]
+        gin = k_arr.deadwood == 0  # G-7 (a knock with no deadwood is gin)
+        lay = M.layoff(k_arr, d_hand)  # G-9
+        d_own = M.best_melds(d_hand)  # after gin: no lay-offs (G-14)
+        d_dw = np.where(gin, d_own.deadwood, lay.deadwood)
+        d_meld = np.where(gin[:, None], d_own.meld_id, lay.meld_id)
+        laid = lay.laid_off & ~gin[:, None]
+        k_dw = k_arr.deadwood
+        bonus = np.where(big_gin[i], cfg.big_gin_bonus or 0, cfg.gin_bonus)
+        undercut = ~gin & (d_dw <= k_dw)  # G-12, G-13 (a tie goes to the defender)
+        w = np.where(undercut, d, k)
+        pts = np.where(gin, d_dw + bonus, np.where(undercut, k_dw - d_dw + cfg.undercut_bonus, d_dw - k_dw))
+        kind[i] = np.where(gin, np.where(big_gin[i], END_BIG_GIN, END_GIN),
+                           np.where(undercut, END_UNDERCUT, END_KNOCK))
+        winner[i], points[i] = w, pts
+        dws = np.zeros((i.size, 2), np.int64)
+        dws[r, k], dws[r, d] = k_dw, d_dw
+        s.last_deadwood[gi] = dws
+        s.last_meld_id[gi, k] = k_arr.meld_id
+        s.last_meld_id[gi, d] = d_meld
+        s.last_laid_off[gi] = laid
+    j = np.flatnonzero(~(knock | big_gin))
+    if j.size:  # dead or capped: show both hands' best melds, nobody scores
+        gj = g[j]
+        both = M.best_melds(s.hands[gj].reshape(-1, NUM_CARDS))
+        s.last_deadwood[gj] = both.deadwood.reshape(-1, 2)
+        s.last_meld_id[gj] = both.meld_id.reshape(-1, 2, NUM_CARDS)
+
+    s.last_end[g] = kind
+    s.last_winner[g] = winner
+    s.last_points[g] = points
+    won = winner >= 0
+    s.scores[g[won], winner[won]] += points[won].astype(np.int32)
+    s.hands_won[g[won], winner[won]] += 1
+
+    # --- what comes next: the next hand, or the end of the episode (G-15) ---
+    if cfg.episode == "hand":
+        over = np.ones(n, bool)
+        trunc = capped
+        game_winner = winner
+    else:
+        reached = s.scores[g].max(1) >= cfg.target
+        game_winner = np.where(reached, s.scores[g].argmax(1), -1)
+        out_of_hands = ~reached & (s.hand_no[g] + 1 >= cfg.max_hands)
+        over = reached | out_of_hands
+        trunc = out_of_hands
+    s.game_over[g] = over
+    s.truncated[g] = trunc
+    s.winner[g] = np.where(over, game_winner, -1)
+    s.phase[g[over]] = PHASE_DONE
+    go = np.flatnonzero(~over)
+    if go.size:
+        gg = g[go]
+        s.hand_no[gg] += 1
+        prev = s.dealer[gg].astype(np.int64)
+        if cfg.dealer_rule == "alternate":  # G-3
+            nxt = 1 - prev
+        else:
+            nxt = np.where(winner[go] >= 0, winner[go], prev)
+        _deal(s, gg, nxt)
+        _update_mask(s, gg)
+    s.mask[g[over]] = False
+
+
+# --------------------------------------------------------------------------------------
+# Resets for the batched interface
+# --------------------------------------------------------------------------------------
+def reset_done(state: GinState, rows: np.ndarray | None = None) -> np.ndarray:
+    """Start a new game in every finished lane (or in ``rows``), in place. A lane's next
+    game is its game number plus one, so its deals stay reproducible. Returns the rows."""
+    if rows is None:
+        if not state.game_over.any():
+            return np.empty(0, np.int64)
+        rows = np.flatnonzero(state.game_over)
+    rows = np.asarray(rows, dtype=np.int64)
+    if rows.size:
+        state.game_no[rows] += 1
+        _new_game(state, rows)
+        _update_mask(state, rows)
+    return rows
+
+
+# --------------------------------------------------------------------------------------
+# Game result (G-16 .. G-19)
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GameResult:
+    """Final totals of finished games, itemized. Arrays are ``(B, 2)`` unless noted;
+    rows of games with no winner (not over, or truncated) are all zero."""
+
+    winner: np.ndarray  # (B,) int, -1 when there is none
+    hand_points: np.ndarray  # points won in hands, gin and undercut bonuses included
+    shutout: np.ndarray  # (B,) bool (G-18)
+    shutout_points: np.ndarray  # the winner's hand points again when shut out (the doubling)
+    game_bonus: np.ndarray  # G-16
+    box_bonus: np.ndarray  # G-17
+    total: np.ndarray  # the final totals
+    margin: np.ndarray  # (B,) winner's total minus loser's (G-19)
+
+
+def game_result(state: GinState) -> GameResult:
+    """Itemized final totals (G-16 .. G-19) of the games whose game is over with a winner."""
+    cfg = state.config
+    B = state.batch_size
+    w = state.winner.astype(np.int64)
+    has = w >= 0
+    r = np.arange(B)
+    loser = np.where(has, 1 - w, 0)
+    hand_points = np.where(has[:, None], state.scores, 0).astype(np.int64)
+    shutout = has & (state.hands_won[r, loser] == 0)
+    win_onehot = np.zeros((B, 2), np.int64)
+    win_onehot[r[has], w[has]] = 1
+    shutout_points = np.where(shutout[:, None], hand_points * win_onehot, 0)
+    game_bonus = win_onehot * cfg.game_bonus
+    eligible = np.ones((B, 2), np.int64) if cfg.loser_box_bonus else win_onehot
+    box_bonus = np.where(has[:, None], eligible * state.hands_won * cfg.box_bonus, 0)
+    total = hand_points + shutout_points + game_bonus + box_bonus
+    margin = np.where(has, total[r, np.where(has, w, 1)] - total[r, loser], 0)
+    return GameResult(w, hand_points, shutout, shutout_points, game_bonus, box_bonus, total, margin)
+
+
+# --------------------------------------------------------------------------------------
+# Observation
+# --------------------------------------------------------------------------------------
+#: card planes of the flat observation, 52 floats each, in order; "opp" is the other player
+OBS_PLANES = (
+    ("hand", "cards the player holds"),
+    ("top_discard", "the top card of the discard pile"),
+    ("pile", "cards in the discard pile"),
+    ("pile_recency", "for each pile card, (position from the bottom + 1) / pile size: the top is 1"),
+    ("opp_known", "cards the opponent took from the pile and has not thrown since"),
+    ("opp_thrown", "cards the opponent discarded this hand"),
+    ("opp_passed", "top discards the opponent declined (passed the upcard, drew from the stock)"),
+    ("my_thrown", "cards the player discarded this hand"),
+    ("unseen", "cards in neither the player's hand, the pile, nor opp_known"),
+    ("opp_revealed", "the opponent's final hand, once the episode is over (DONE); else 0"),
+    ("melded_revealed", "cards in either player's final melds, once the episode is over"),
+    ("laid_off_revealed", "cards the defender laid off, once the episode is over"),
+)
+#: scalars after the card planes, in order
+OBS_SCALARS = (
+    ("stock_size", "cards in the stock / 31"),
+    ("phase_offer", "1 in the upcard offer"),
+    ("phase_draw", "1 in the draw phase"),
+    ("phase_discard", "1 in the discard phase"),
+    ("phase_done", "1 when the episode is over"),
+    ("must_draw_stock", "1 when both passed the upcard and the stock must be drawn"),
+    ("my_turn", "1 when the player is to act"),
+    ("i_am_dealer", "1 when the player dealt this hand"),
+    ("my_score", "the player's points in this game / target"),
+    ("opp_score", "the opponent's points in this game / target"),
+    ("target", "target / 100"),
+    ("my_hands_won", "hands the player won this game / 10"),
+    ("opp_hands_won", "hands the opponent won this game / 10"),
+    ("hand_actions", "actions so far in this hand / max_actions"),
+)
+OBS_DIM = len(OBS_PLANES) * NUM_CARDS + len(OBS_SCALARS)
+#: name -> slice of the flat observation
+OBS_LAYOUT = {name: slice(i * NUM_CARDS, (i + 1) * NUM_CARDS) for i, (name, _) in enumerate(OBS_PLANES)}
+OBS_LAYOUT.update(
+    {name: slice(len(OBS_PLANES) * NUM_CARDS + i, len(OBS_PLANES) * NUM_CARDS + i + 1)
+     for i, (name, _) in enumerate(OBS_SCALARS)}
+)
+
+
+@njit(cache=True)
+def _observe_kernel(players, hands, pile, pile_len, known, passed, thrown, phase, current, dealer,
+                    must_draw, stock_top, scores, hands_won, hand_actions, last_hands, last_meld_id,
+                    last_laid_off, target, max_actions, out):
+    C = NUM_CARDS
+    S = 12 * C
+    for b in range(players.shape[0]):
+        p = players[b]
+        if p < 0:
+            p = current[b]
+        o = 1 - p
+        row = out[b]
+        row[:] = 0.0
+        n = pile_len[b]
+        for c in range(C):
+            h = hands[b, p, c]
+            row[c] = h
+            row[4 * C + c] = known[b, o, c]
+            row[5 * C + c] = thrown[b, o, c]
+            row[6 * C + c] = passed[b, o, c]
+            row[7 * C + c] = thrown[b, p, c]
+        for k in range(n):
+            c = pile[b, k]
+            row[2 * C + c] = 1.0
+            row[3 * C + c] = (k + 1) / n
+        if n > 0:
+            row[C + pile[b, n - 1]] = 1.0
+        for c in range(C):
+            row[8 * C + c] = not (row[c] or row[2 * C + c] or row[4 * C + c])
+        done = phase[b] == PHASE_DONE
+        if done:
+            for c in range(C):
+                row[9 * C + c] = last_hands[b, o, c]
+                row[10 * C + c] = last_meld_id[b, 0, c] >= 0 or last_meld_id[b, 1, c] >= 0
+                row[11 * C + c] = last_laid_off[b, c]
+        row[S + 0] = (C - stock_top[b]) / (C - STOCK_START)
+        row[S + 1 + phase[b]] = 1.0
+        row[S + 5] = must_draw[b]
+        row[S + 6] = (current[b] == p) and not done
+        row[S + 7] = dealer[b] == p
+        row[S + 8] = scores[b, p] / target
+        row[S + 9] = scores[b, o] / target
+        row[S + 10] = target / 100.0
+        row[S + 11] = hands_won[b, p] / 10.0
+        row[S + 12] = hands_won[b, o] / 10.0
+        row[S + 13] = hand_actions[b] / max_actions
+
+
+def observe(state: GinState, player=None, out: np.ndarray | None = None) -> np.ndarray:
+    """``(B, OBS_DIM)`` float32 observations, layout :data:`OBS_LAYOUT`.
+
+    ``player``: None for the player to act in each game, an int for that seat in every
+    game, or a ``(B,)`` array of seats. ``out`` may be a preallocated array to fill.
+    """
+    B = state.batch_size
+    if player is None:
+        players = np.full(B, -1, np.int64)
+    else:
+        players = np.broadcast_to(np.asarray(player, dtype=np.int64), (B,)).copy()
+        if ((players < -1) | (players > 1)).any():
+            raise ValueError(f"player must be 0 or 1 (or None for the player to act), got {player!r}")
+    if out is None:
+        out = np.empty((B, OBS_DIM), np.float32)
+    cfg = state.config
+    _observe_kernel(players, state.hands, state.pile, state.pile_len, state.known, state.passed,
+                    state.thrown, state.phase, state.current, state.dealer, state.must_draw_stock,
+                    state.stock_top, state.scores, state.hands_won, state.hand_actions,
+                    state.last_hands, state.last_meld_id, state.last_laid_off,
+                    float(cfg.target), float(cfg.max_actions), out)
+    return out
+
+
+def observation_dict(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Split flat observations ``(..., OBS_DIM)`` into named parts (views)."""
+    return {name: obs[..., sl] if sl.stop - sl.start > 1 else obs[..., sl.start]
+            for name, sl in OBS_LAYOUT.items()}
