@@ -906,3 +906,49 @@ def observation_dict(obs: np.ndarray) -> dict[str, np.ndarray]:
     """Split flat observations ``(..., OBS_DIM)`` into named parts (views)."""
     return {name: obs[..., sl] if sl.stop - sl.start > 1 else obs[..., sl.start]
             for name, sl in OBS_LAYOUT.items()}
+
+
+# --------------------------------------------------------------------------------------
+# Readable records of one game (for env infos, rendering, logs)
+# --------------------------------------------------------------------------------------
+def hand_info(state: GinState, b: int) -> dict:
+    """How the last hand of game ``b`` ended: a plain dict (card ids as text).
+
+    Keys: ``end`` (knock / gin / big_gin / undercut / dead / truncated), ``knocker`` and
+    ``winner`` (-1 for none), ``points`` (to the winner), ``deadwood`` ([player 0, player 1];
+    the defender's after lay-offs), ``hands``, ``melds`` (per player, lists of cards),
+    ``laid_off`` (the defender's cards laid off), ``scores`` (game totals after the hand).
+    """
+    melds = []
+    for p in range(NUM_PLAYERS):
+        ids = state.last_meld_id[b, p]
+        melds.append([[card_str(c) for c in np.flatnonzero(ids == j)] for j in range(int(ids.max(initial=-1)) + 1)])
+    return {
+        "end": END_NAMES[state.last_end[b]],
+        "knocker": int(state.last_knocker[b]),
+        "winner": int(state.last_winner[b]),
+        "points": int(state.last_points[b]),
+        "deadwood": [int(x) for x in state.last_deadwood[b]],
+        "hands": [[card_str(c) for c in np.flatnonzero(state.last_hands[b, p])] for p in range(NUM_PLAYERS)],
+        "melds": melds,
+        "laid_off": [card_str(c) for c in np.flatnonzero(state.last_laid_off[b])],
+        "scores": [int(x) for x in state.scores[b]],
+    }
+
+
+def game_info(state: GinState, b: int) -> dict:
+    """The final totals of game ``b`` with each bonus itemized (G-16 .. G-19)."""
+    r = game_result(state)
+    return {
+        "winner": int(r.winner[b]),
+        "truncated": bool(state.truncated[b]),
+        "hands_played": int(state.hand_no[b]) + 1,
+        "hands_won": [int(x) for x in state.hands_won[b]],
+        "hand_points": [int(x) for x in r.hand_points[b]],
+        "shutout": bool(r.shutout[b]),
+        "shutout_points": [int(x) for x in r.shutout_points[b]],
+        "game_bonus": [int(x) for x in r.game_bonus[b]],
+        "box_bonus": [int(x) for x in r.box_bonus[b]],
+        "total": [int(x) for x in r.total[b]],
+        "margin": int(r.margin[b]),
+    }

@@ -1,0 +1,38 @@
+"""Agents for both games: rule-based baselines and trained policies, loadable by name.
+
+    from agents import load_agent
+    agent = load_agent("random", game="gin", seed=0)
+"""
+
+from __future__ import annotations
+
+from .base import GAMES, Agent
+from .random_agent import RandomAgent
+
+#: name -> constructor(game, seed) of the built-in agents
+_BUILTIN = {"random": RandomAgent}
+
+
+def agent_names() -> list[str]:
+    return sorted(_BUILTIN)
+
+
+def register(name: str, factory) -> None:
+    """Make ``factory(game=..., seed=...)`` loadable as ``name``."""
+    _BUILTIN[name] = factory
+
+
+def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
+    """An agent from a name (``random``, ...), an :class:`Agent`, or a checkpoint path."""
+    if isinstance(spec, Agent):
+        if spec.game != game:
+            raise ValueError(f"agent {spec!r} plays {spec.game!r}, not {game!r}")
+        return spec
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent is a name {agent_names()} or a checkpoint path, got {spec!r}")
+    if spec in _BUILTIN:
+        return _BUILTIN[spec](game=game, seed=seed)
+    raise ValueError(f"unknown agent {spec!r}: use one of {agent_names()} or a checkpoint file path")
+
+
+__all__ = ["Agent", "GAMES", "RandomAgent", "agent_names", "load_agent", "register"]

@@ -1,0 +1,46 @@
+"""The agent interface every player implements: baselines, trained policies, humans.
+
+An agent acts for a batch of games at once::
+
+    actions = agent.act(observations, action_masks)   # (B, OBS_DIM), (B, A) bool -> (B,) int
+
+and, for one game (a PettingZoo policy, a Gymnasium opponent), it is a callable::
+
+    action = agent(observation, action_mask)          # (OBS_DIM,), (A,) -> int
+
+Observations are the flat arrays of the game's engine (``rummyrl.gin.OBS_LAYOUT``,
+``rummyrl.rummy.OBS_LAYOUT``); an agent must only return actions its mask allows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+GAMES = ("gin", "rummy")
+
+
+class Agent:
+    """Base class: subclasses set ``game`` and implement :meth:`act`."""
+
+    game: str = "gin"
+    name: str = "agent"
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def __call__(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        obs = np.asarray(observation)[None]
+        mask = np.asarray(action_mask, dtype=bool)[None]
+        return int(self.act(obs, mask)[0])
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start afresh (new episode); agents with randomness take a seed here."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(game={self.game!r})"
+
+
+def check_game(game: str) -> str:
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose one of {list(GAMES)}")
+    return game

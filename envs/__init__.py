@@ -1,0 +1,1 @@
+"""Environments over the rummyrl engines: PettingZoo, Gymnasium and batched self-play."""
