@@ -62,7 +62,8 @@ import numpy as np
 from numba import njit
 
 from . import melds as M
-from .melds import deadwood_one, knock_bits_one
+from .deals import first_dealer, game_seeds, shuffled_decks
+from .melds import deadwood_one, knock_bits_one, suit_masks_one
 from .cards import NUM_CARDS, NUM_RANKS, VALUE, card_str, check_deck
 
 # --------------------------------------------------------------------------------------
@@ -247,50 +248,6 @@ class GinState:
 
 
 # --------------------------------------------------------------------------------------
-# Seeded shuffles: a deck depends only on (seed, game number, hand number)
-# --------------------------------------------------------------------------------------
-_U64 = np.uint64
-
-
-def _mix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer over uint64 arrays (wrapping arithmetic)."""
-    x = (x + _U64(0x9E3779B97F4A7C15)).astype(np.uint64)
-    x = (x ^ (x >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> _U64(27))) * _U64(0x94D049BB133111EB)
-    return x ^ (x >> _U64(31))
-
-
-def _deal_key(seed, game_no, hand_no):
-    g = np.asarray(game_no).astype(np.uint64)
-    h = np.asarray(hand_no).astype(np.uint64)
-    return _mix64(seed ^ _mix64(g * _U64(0x100000001B3) + h))
-
-
-def shuffled_decks(seed: np.ndarray, game_no: np.ndarray, hand_no: np.ndarray) -> np.ndarray:
-    """``(n, 52)`` int8 deck orders, one per (seed, game, hand)."""
-    key = _deal_key(np.asarray(seed, dtype=np.uint64), game_no, hand_no)
-    keys = _mix64(key[:, None] + np.arange(NUM_CARDS, dtype=np.uint64) * _U64(0xD1B54A32D192ED03))
-    return np.argsort(keys, axis=1).astype(np.int8)
-
-
-def _first_dealer(seed, game_no):
-    return (_mix64(_deal_key(seed, game_no, 0xFFFF)) >> _U64(63)).astype(np.int8)
-
-
-def game_seeds(seed, batch_size: int) -> np.ndarray:
-    """Per-game seeds: from an int (game i gets a seed derived from ``seed`` and ``i``, so it
-    does not depend on the batch size), an ``np.random.Generator``, or None (fresh entropy)."""
-    if isinstance(seed, np.random.Generator):
-        return seed.integers(0, 2**63, size=batch_size, dtype=np.int64).astype(np.uint64)
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, an np.random.Generator or None, got {seed!r}")
-    base = _mix64(np.array([int(seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
-    return _mix64(base ^ np.arange(batch_size, dtype=np.uint64) * _U64(0x9E3779B97F4A7C15))
-
-
-# --------------------------------------------------------------------------------------
 # init
 # --------------------------------------------------------------------------------------
 def init(
@@ -380,7 +337,7 @@ def _new_game(state: GinState, rows: np.ndarray) -> None:
     state.winner[rows] = -1
     state.game_over[rows] = False
     state.truncated[rows] = False
-    dealer = _first_dealer(state.seed[rows], state.game_no[rows])
+    dealer = first_dealer(state.seed[rows], state.game_no[rows], NUM_PLAYERS)
     _deal(state, rows, dealer)
 
 
@@ -428,16 +385,6 @@ def _deal(state: GinState, rows: np.ndarray, rule_dealer: np.ndarray) -> None:
 # Rules per phase, compiled: one game ``b`` at a time, looped over the batch by the kernels
 # --------------------------------------------------------------------------------------
 @njit(cache=True)
-def _suit_masks_of(hand, out):
-    for s in range(4):
-        m = 0
-        for r in range(NUM_RANKS):
-            if hand[s * NUM_RANKS + r]:
-                m |= 1 << r
-        out[s] = m
-
-
-@njit(cache=True)
 def _legal_one(b, hands, pile_len, phase, current, taken, must_draw, mask,
                knock_limit, forbid_taken, big_gin, scratch):
     """Write game ``b``'s legal actions into ``mask[b]``."""
@@ -452,7 +399,7 @@ def _legal_one(b, hands, pile_len, phase, current, taken, must_draw, mask,
     elif ph == PHASE_DISCARD:  # G-5, G-6, C-4
         p = current[b]
         hand = hands[b, p]
-        _suit_masks_of(hand, scratch[0])
+        suit_masks_one(hand, scratch[0])
         knock_bits_one(scratch[0], knock_limit, scratch[1])
         t = taken[b] if forbid_taken else -1
         for c in range(NUM_CARDS):
@@ -766,15 +713,21 @@ class GameResult:
 
 
 def game_result(state: GinState) -> GameResult:
-    """Itemized final totals (G-16 .. G-19) of the games whose game is over with a winner."""
+    """Itemized final totals (G-16 .. G-19) of the games whose game is over with a winner.
+
+    With one-hand episodes (``episode="hand"``) there is no game: no bonus is added, the
+    totals are the hand points and the margin is the hand's points.
+    """
     cfg = state.config
+    if cfg.episode == "hand":
+        cfg = dataclasses.replace(cfg, game_bonus=0, box_bonus=0)
     B = state.batch_size
     w = state.winner.astype(np.int64)
     has = w >= 0
     r = np.arange(B)
     loser = np.where(has, 1 - w, 0)
     hand_points = np.where(has[:, None], state.scores, 0).astype(np.int64)
-    shutout = has & (state.hands_won[r, loser] == 0)
+    shutout = has & (state.hands_won[r, loser] == 0) & (state.config.episode == "game")
     win_onehot = np.zeros((B, 2), np.int64)
     win_onehot[r[has], w[has]] = 1
     shutout_points = np.where(shutout[:, None], hand_points * win_onehot, 0)

@@ -586,3 +586,14 @@ def knock_bits_one(m, limit, out):
             sub3 = m3 & ~b if s == 3 else m3
             if deadwood_one(sub0, sub1, sub2, sub3) <= limit:
                 out[s] |= b
+
+
+@njit(cache=True)
+def suit_masks_one(hand, out):
+    """Write the four suit masks of one ``(52,)`` bool hand into ``out`` (compiled)."""
+    for s in range(NUM_SUITS):
+        v = 0
+        for r in range(NUM_RANKS):
+            if hand[s * NUM_RANKS + r]:
+                v |= 1 << r
+        out[s] = v
