@@ -9,8 +9,25 @@ from __future__ import annotations
 from .base import GAMES, Agent
 from .random_agent import RandomAgent
 
+
+def _simple(game: str = "gin", seed: int | None = None) -> Agent:
+    if game == "gin":
+        from .gin_simple import SimpleGinAgent
+
+        return SimpleGinAgent()
+    raise ValueError(f"no 'simple' agent for game {game!r} yet")
+
+
+def _expert(game: str = "gin", seed: int | None = None) -> Agent:
+    if game == "gin":
+        from .gin_expert import ExpertGinAgent
+
+        return ExpertGinAgent()
+    raise ValueError(f"no 'expert' agent for game {game!r} yet")
+
+
 #: name -> constructor(game, seed) of the built-in agents
-_BUILTIN = {"random": RandomAgent}
+_BUILTIN = {"random": RandomAgent, "simple": _simple, "expert": _expert}
 
 
 def agent_names() -> list[str]:

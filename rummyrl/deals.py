@@ -41,8 +41,14 @@ def first_dealer(seed: np.ndarray, game_no: np.ndarray, num_players: int) -> np.
 
 def game_seeds(seed, batch_size: int) -> np.ndarray:
     """Per-game seeds ``(batch_size,)`` uint64 from an int (game i gets a seed derived from
-    ``seed`` and ``i``, so it does not depend on the batch size), an
+    ``seed`` and ``i``, so it does not depend on the batch size), an array of one seed per
+    game (games with equal seeds get equal deals: duplicate play), an
     ``np.random.Generator``, or None (fresh entropy)."""
+    if isinstance(seed, np.ndarray) or isinstance(seed, (list, tuple)):
+        arr = np.asarray(seed)
+        if arr.shape != (batch_size,) or arr.dtype.kind not in "iu" or (arr.dtype.kind == "i" and (arr < 0).any()):
+            raise ValueError(f"per-game seeds must be {batch_size} non-negative integers, got shape {arr.shape}")
+        return _mix64(arr.astype(np.uint64) ^ _U64(0x5DEECE66D))
     if isinstance(seed, np.random.Generator):
         return seed.integers(0, 2**63, size=batch_size, dtype=np.int64).astype(np.uint64)
     if seed is None:
