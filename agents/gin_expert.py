@@ -49,6 +49,8 @@ class ExpertParams:
     """How much the threshold falls per card drawn from the stock."""
     knock_floor: float = 3.0
     """The threshold never falls below this."""
+    lookahead: int = 4
+    """Discards (the best by deadwood plus danger) that get the one-draw look-ahead."""
 
     def as_array(self) -> np.ndarray:
         return np.array([getattr(self, f.name) for f in fields(self)], np.float64)
@@ -217,9 +219,29 @@ def _danger(s, r, known, thrown, passed, unseen, hidden):
     return p * (0.5 ** near)
 
 
+#: preference of an action the expert never wants (illegal ones get -inf)
+_UNWANTED = -50.0
+#: extra preference for gin and for a knock that wins the game
+_SURE_KNOCK = 20.0
+
+
 @njit(cache=True)
-def _act_kernel(obs, mask, params, out):
+def _pref_kernel(obs, mask, params, pref):
+    """The expert's preference for every action of every game, in deadwood points: the
+    expert plays the argmax. Illegal actions get -inf.
+
+    Draw: 0 for the stock (or pass), ``stock_val - take_val - take_margin`` for taking the
+    face-up card. Discard c: minus its score (expected deadwood after the next draw plus
+    danger) relative to the best discard. Knock with c: the discard's preference plus how
+    far the deadwood is under the knock threshold (+0.5), and ``_SURE_KNOCK`` more for
+    gin or a knock that should end the game.
+    """
     w_danger, take_margin, k_early, k_slope, k_floor = params[0], params[1], params[2], params[3], params[4]
+    n_look = int(params[5])
+    cand_dw = np.zeros(12, np.float64)
+    cand_danger = np.zeros(12, np.float64)
+    cand_score = np.zeros(12, np.float64)
+    cand_card = np.zeros(12, np.int64)
     hand = np.zeros(4, np.int64)
     known = np.zeros(4, np.int64)
     thrown = np.zeros(4, np.int64)
@@ -228,6 +250,8 @@ def _act_kernel(obs, mask, params, out):
     for b in range(obs.shape[0]):
         row = obs[b]
         mk = mask[b]
+        out = pref[b]
+        out[:] = -np.inf
         _masks(row, _P_HAND, hand)
         _masks(row, _P_KNOWN, known)
         _masks(row, _P_THROWN, thrown)
@@ -235,58 +259,74 @@ def _act_kernel(obs, mask, params, out):
         _masks(row, _P_UNSEEN, unseen)
         if mk[gin.TAKE_DISCARD] or mk[gin.PASS] or mk[gin.DRAW_STOCK]:
             fallback = gin.PASS if mk[gin.PASS] else gin.DRAW_STOCK
+            out[fallback] = 0.0
             top = -1
             for c in range(NUM_CARDS):
                 if row[_P_TOP + c] > 0.5:
                     top = c
-            if not mk[gin.TAKE_DISCARD] or top < 0:
-                out[b] = fallback
-                continue
-            ts, tr = top // NUM_RANKS, top % NUM_RANKS
-            hand[ts] |= 1 << tr
-            take_val = _min_after_discard(hand, ts, tr)
-            hand[ts] &= ~(1 << tr)
-            stock_val = _expected_next(hand, unseen)
-            out[b] = gin.TAKE_DISCARD if take_val + take_margin < stock_val else fallback
+            if mk[gin.TAKE_DISCARD] and top >= 0:
+                ts, tr = top // NUM_RANKS, top % NUM_RANKS
+                hand[ts] |= 1 << tr
+                take_val = _min_after_discard(hand, ts, tr)
+                hand[ts] &= ~(1 << tr)
+                out[gin.TAKE_DISCARD] = _expected_next(hand, unseen) - take_val - take_margin
+            elif mk[gin.TAKE_DISCARD]:
+                out[gin.TAKE_DISCARD] = _UNWANTED
             continue
         if mk[gin.BIG_GIN]:
-            out[b] = gin.BIG_GIN
-            continue
-        # discard phase: score every allowed discard
+            out[gin.BIG_GIN] = 2 * _SURE_KNOCK
         n_hidden = 10
         for s in range(NUM_SUITS):
             x = known[s]
             while x:
                 x &= x - 1
                 n_hidden -= 1
-        best_score = 1e18
-        best_card = -1
-        knock_card = -1
-        knock_dw = 1 << 20
+        # every allowed discard: deadwood and danger (cheap)
+        n_cand = 0
         for c in range(NUM_CARDS):
             if not mk[gin.DISCARD + c]:
                 continue
             s, r = c // NUM_RANKS, c % NUM_RANKS
             hand[s] &= ~(1 << r)
-            dwc = _dw(hand)
-            if mk[gin.KNOCK + c] and dwc < knock_dw:
-                knock_dw = dwc
-                knock_card = c
-            score = _expected_next(hand, unseen)
+            cand_dw[n_cand] = _dw(hand)
             hand[s] |= 1 << r
-            score += w_danger * _danger(s, r, known, thrown, passed, unseen, n_hidden)
-            if score < best_score:
-                best_score = score
-                best_card = c
-        if knock_card >= 0:
-            drawn = 31.0 - row[_S_STOCK] * 31.0
-            threshold = max(k_floor, k_early - k_slope * drawn)
-            target = row[_S_TARGET] * 100.0
-            wins_game = row[_S_MY] * target + 10 >= target  # even a small knock likely ends it
-            if knock_dw == 0 or knock_dw <= threshold or wins_game:
-                out[b] = gin.KNOCK + knock_card
-                continue
-        out[b] = gin.DISCARD + best_card
+            cand_card[n_cand] = c
+            cand_danger[n_cand] = w_danger * _danger(s, r, known, thrown, passed, unseen, n_hidden)
+            cand_score[n_cand] = cand_dw[n_cand] + cand_danger[n_cand]
+            n_cand += 1
+        # the one-draw look-ahead for the most promising few
+        order = np.argsort(cand_score[:n_cand])
+        for j in range(min(n_cand, n_look)):
+            i = order[j]
+            c = cand_card[i]
+            s, r = c // NUM_RANKS, c % NUM_RANKS
+            hand[s] &= ~(1 << r)
+            cand_score[i] = _expected_next(hand, unseen) + cand_danger[i]
+            hand[s] |= 1 << r
+        best = cand_score[:n_cand].min()
+        drawn = 31.0 - row[_S_STOCK] * 31.0
+        threshold = max(k_floor, k_early - k_slope * drawn)
+        target = row[_S_TARGET] * 100.0
+        ends_game = row[_S_MY] * target + 10 >= target  # even a small knock likely ends it
+        for i in range(n_cand):
+            c = cand_card[i]
+            out[gin.DISCARD + c] = best - cand_score[i]
+            if mk[gin.KNOCK + c]:
+                k = out[gin.DISCARD + c] + threshold - cand_dw[i] + 0.5
+                if cand_dw[i] == 0 or ends_game:
+                    k += _SURE_KNOCK
+                out[gin.KNOCK + c] = k
+
+
+def expert_preferences(observations: np.ndarray, action_masks: np.ndarray,
+                       params: "ExpertParams | None" = None) -> np.ndarray:
+    """``(B, NUM_ACTIONS)`` float32: the expert's preference for each action (see
+    :func:`_pref_kernel`); the expert plays the argmax. Used as a prior by trained agents."""
+    obs = np.ascontiguousarray(observations, dtype=np.float32)
+    mask = np.ascontiguousarray(action_masks, dtype=bool)
+    pref = np.empty(mask.shape, np.float32)
+    _pref_kernel(obs, mask, (params or ExpertParams()).as_array(), pref)
+    return pref
 
 
 class ExpertGinAgent(Agent):
@@ -297,11 +337,6 @@ class ExpertGinAgent(Agent):
         if game != "gin":
             raise ValueError("ExpertGinAgent plays 'gin'; use the Rummy expert for 'rummy'")
         self.params = params or ExpertParams()
-        self._p = self.params.as_array()
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
-        mask = np.ascontiguousarray(action_masks, dtype=bool)
-        out = np.full(obs.shape[0], -1, np.int64)
-        _act_kernel(obs, mask, self._p, out)
-        return out
+        return expert_preferences(observations, action_masks, self.params).argmax(1)

@@ -502,57 +502,54 @@ def layoff(knocker: Arrangement, defender_hands: np.ndarray) -> Layoff:
 # One hand at a time, compiled: used inside the game kernels (same algorithm as _solve)
 # --------------------------------------------------------------------------------------
 @njit(cache=True)
+def _removed_by(o, bit, suit):
+    """Bits of set rank ``bit`` that option ``o`` takes out of suit ``suit``."""
+    if o == 1 or (o >= 2 and o - 2 != suit):
+        return bit
+    return 0
+
+
+@njit(cache=True)
 def deadwood_one(m0: int, m1: int, m2: int, m3: int) -> int:
-    """Minimum deadwood of one hand given as four suit masks (compiled; see _solve)."""
+    """Minimum deadwood of one hand given as four suit masks (compiled; the algorithm of
+    _solve: each set rank is unused, a full set, or a set without one suit's card).
+    Returns -1 for a hand with more than MAX_SET_RANKS set ranks."""
     d = DW13[m0] + DW13[m1] + DW13[m2] + DW13[m3]
     three = (m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1))
     if three == 0:
         return d
     four = m0 & m1 & m2 & m3
-    bits = np.zeros(MAX_SET_RANKS + 1, np.int64)
-    nopt = np.zeros(MAX_SET_RANKS + 1, np.int64)
-    k = 0
-    rest = three
-    while rest:
-        if k == MAX_SET_RANKS:
-            return -1  # more set ranks than the solver handles: the caller rejects the hand
-        b = rest & -rest
-        bits[k] = b
-        nopt[k] = 2 + NUM_SUITS if four & b else 2
-        rest &= rest - 1
-        k += 1
-    opt = np.zeros(MAX_SET_RANKS + 1, np.int64)
+    # up to four set ranks as scalars (no allocation on this hot path)
+    b0 = three & -three
+    rest = three & (three - 1)
+    b1 = rest & -rest
+    rest &= rest - 1
+    b2 = rest & -rest
+    rest &= rest - 1
+    b3 = rest & -rest
+    rest &= rest - 1
+    if rest:
+        return -1
+    n0 = 6 if four & b0 else 2
+    n1 = 1 if b1 == 0 else (6 if four & b1 else 2)
+    n2 = 1 if b2 == 0 else (6 if four & b2 else 2)
+    n3 = 1 if b3 == 0 else (6 if four & b3 else 2)
     best = d
-    while True:
-        r0, r1, r2, r3 = 0, 0, 0, 0
-        for j in range(k):
-            o = opt[j]
-            if o == 1:
-                r0 |= bits[j]
-                r1 |= bits[j]
-                r2 |= bits[j]
-                r3 |= bits[j]
-            elif o >= 2:
-                if o != 2:
-                    r0 |= bits[j]
-                if o != 3:
-                    r1 |= bits[j]
-                if o != 4:
-                    r2 |= bits[j]
-                if o != 5:
-                    r3 |= bits[j]
+    for i in range(n0 * n1 * n2 * n3):
+        o0 = i % n0
+        i1 = i // n0
+        o1 = i1 % n1
+        i2 = i1 // n1
+        o2 = i2 % n2
+        o3 = i2 // n2
+        r0 = _removed_by(o0, b0, 0) | _removed_by(o1, b1, 0) | _removed_by(o2, b2, 0) | _removed_by(o3, b3, 0)
+        r1 = _removed_by(o0, b0, 1) | _removed_by(o1, b1, 1) | _removed_by(o2, b2, 1) | _removed_by(o3, b3, 1)
+        r2 = _removed_by(o0, b0, 2) | _removed_by(o1, b1, 2) | _removed_by(o2, b2, 2) | _removed_by(o3, b3, 2)
+        r3 = _removed_by(o0, b0, 3) | _removed_by(o1, b1, 3) | _removed_by(o2, b2, 3) | _removed_by(o3, b3, 3)
         c = DW13[m0 & ~r0] + DW13[m1 & ~r1] + DW13[m2 & ~r2] + DW13[m3 & ~r3]
         if c < best:
             best = c
-        j = k - 1  # next combination, the last slot varying fastest
-        while j >= 0:
-            opt[j] += 1
-            if opt[j] < nopt[j]:
-                break
-            opt[j] = 0
-            j -= 1
-        if j < 0:
-            return best
+    return best
 
 
 @njit(cache=True)
