@@ -106,8 +106,10 @@ class GameSpec:
     no_winner_ends: tuple
 
 
-def game_spec(game: str, unit: str, players: int = 4, options: dict | None = None) -> GameSpec:
+def game_spec(game: str, unit: str, players: int | None = None, options: dict | None = None) -> GameSpec:
+    """The engine and rule config of a game; ``players`` defaults to 2 (Gin) or 4 (Rummy)."""
     options = dict(options or {})
+    players = players or (2 if game == "gin" else 4)
     if unit not in ("game", "hand"):
         raise ValueError(f"unit must be 'game' or 'hand', got {unit!r}")
     if game == "gin":
@@ -266,11 +268,13 @@ class Tournament:
 
 def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit: str = "game",
                    players: int = 4, duplicate: bool = True, seed: int = 0, options: dict | None = None,
-                   show_progress: bool = True, agents: dict | None = None) -> Tournament:
+                   show_progress: bool = True, agents: dict | None = None,
+                   pairs_with: int | None = None) -> Tournament:
     """Every pair of the given agents plays ``games`` games; returns all results and ratings.
 
     ``specs``: agent names or checkpoint paths; ``agents`` may map a spec to an already
-    built :class:`Agent` (the trainer passes its current policy this way).
+    built :class:`Agent` (the trainer passes its current policy this way). With
+    ``pairs_with = i`` only the pairings of agent ``i`` with each other agent are played.
     """
     if len(specs) < 2:
         raise ValueError(f"a tournament needs at least two agents, got {specs}")
@@ -281,6 +285,8 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
     spec = game_spec(game, unit, players if game == "rummy" else 2, options)
     built = {s: (agents or {}).get(s) or load_agent(s, game=game, seed=seed) for s in specs}
     pairs = list(itertools.combinations(range(len(specs)), 2))
+    if pairs_with is not None:
+        pairs = [p for p in pairs if pairs_with in p]
     total = sum(spec.num_players * math.ceil(games / spec.num_players) for _ in pairs)
     bar = None
     if show_progress:

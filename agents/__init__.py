@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import os
+
 from .base import GAMES, Agent
 from .random_agent import RandomAgent
 
@@ -49,6 +51,10 @@ def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
         raise ValueError(f"an agent is a name {agent_names()} or a checkpoint path, got {spec!r}")
     if spec in _BUILTIN:
         return _BUILTIN[spec](game=game, seed=seed)
+    if os.path.sep in spec or spec.endswith(".pt") or os.path.exists(spec):
+        from .neural import load_agent_from_checkpoint
+
+        return load_agent_from_checkpoint(spec, game=game, seed=seed)
     raise ValueError(f"unknown agent {spec!r}: use one of {agent_names()} or a checkpoint file path")
 
 

@@ -15,8 +15,13 @@ It keeps the meld arithmetic exact and looks one draw ahead:
   discard) beats the expected deadwood of a stock draw by ``take_margin``.
 * **Knock**: gin whenever possible; otherwise knock only with deadwood at most a
   threshold that starts at ``knock_early`` and falls by ``knock_slope`` per card drawn
-  from the stock (play on for gin and undercuts late in a hand), always when the knock
-  ends the game in our favour.
+  from the stock, so after the first few draws it plays on for gin (and for undercuts
+  when the opponent knocks); always knock when it should end the game in our favour.
+
+Tuning (2,000 duplicate games to 100 against ``simple`` per setting, one seed): the
+knock schedule matters most. Falling by 0.25 per draw to a floor of 3 won 61%; 1.0 per
+draw to 0, 73%; the default 2.5 per draw to 0, 75%, and 66% head to head against the
+0.25 schedule. The danger weight (2-6) and the take margin (-1..1) moved it by 1-2%.
 
 All of it runs compiled over the batch (one decision per game, no Python loop).
 """
@@ -45,10 +50,10 @@ class ExpertParams:
     """Take the face-up card when it beats the stock's expected deadwood by more than this."""
     knock_early: float = 10.0
     """Knock threshold at the start of a hand."""
-    knock_slope: float = 0.25
+    knock_slope: float = 2.5
     """How much the threshold falls per card drawn from the stock."""
-    knock_floor: float = 3.0
-    """The threshold never falls below this."""
+    knock_floor: float = 0.0
+    """The threshold never falls below this (0: late in a hand, only gin)."""
     lookahead: int = 4
     """Discards (the best by deadwood plus danger) that get the one-draw look-ahead."""
 

@@ -1,0 +1,220 @@
+"""Trained agents: the actor-critic network, its inputs, and checkpoints.
+
+The network (:class:`PolicyNet`) maps a game's flat observation to masked action logits
+and a value. Following what is known to work for Gin Rummy (shared/TRAINING.md), the
+meld arithmetic stays code: the rule-based expert's preference over actions is both an
+input and a *prior* on the logits,
+
+    logits = prior_scale * expert_preference + head(trunk(observation, preference))
+
+with the head initialised to zero, so an untrained network already plays like a
+softened expert and training learns corrections. ``prior_scale = 0`` gives a plain
+network. Illegal actions get a large negative logit (never -inf: 0 * log 0 would make
+the entropy NaN), so they have probability zero and no entropy.
+
+Checkpoints are written by ``train.py`` with :func:`save_checkpoint` and read back with
+:func:`load_checkpoint`; :func:`load_agent_from_checkpoint` turns one into an
+:class:`~agents.base.Agent` for evaluate.py, the environments' opponents and play.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from .base import Agent, check_game
+
+CHECKPOINT_FORMAT = "rummyrl-checkpoint"
+CHECKPOINT_VERSION = 1
+ILLEGAL_LOGIT = -1e9
+
+
+# --------------------------------------------------------------------------------------
+# What the network needs to know about a game
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GameIO:
+    game: str
+    obs_dim: int
+    num_actions: int
+    card_planes: int  # the observation starts with this many 52-card planes
+    num_players: int
+
+
+def game_io(game: str, num_players: int | None = None) -> GameIO:
+    check_game(game)
+    if game == "gin":
+        from rummyrl import gin
+
+        return GameIO("gin", gin.OBS_DIM, gin.NUM_ACTIONS, len(gin.OBS_PLANES), 2)
+    from rummyrl import rummy
+
+    p = num_players or rummy.RummyConfig().num_players
+    return GameIO("rummy", rummy.obs_dim(p), rummy.NUM_ACTIONS, rummy.card_planes(p), p)
+
+
+def expert_prior(game: str, observations: np.ndarray, masks: np.ndarray, num_players: int | None = None) -> np.ndarray:
+    """The rule-based expert's preference over actions, ``(B, A)`` float32, -inf where illegal."""
+    if game == "gin":
+        from .gin_expert import expert_preferences
+
+        return expert_preferences(observations, masks)
+    from .rummy_expert import expert_preferences as rummy_preferences
+
+    return rummy_preferences(observations, masks, num_players)
+
+
+# --------------------------------------------------------------------------------------
+# The network
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape of the actor-critic network."""
+
+    hidden: int = 256
+    """Width of the trunk's hidden layers."""
+    layers: int = 2
+    """Hidden layers in the trunk."""
+    card_encoder: bool = False
+    """Add a card-set encoder: a shared MLP over each card's column of the card planes plus
+    a learned card embedding, mean-pooled (a DeepSets summary of the card layout)."""
+    card_dim: int = 32
+    """Width of the card-set encoder."""
+    prior_scale: float = 1.0
+    """Weight of the expert's preference added to the logits (0: a plain network)."""
+
+
+def _prior_features(prior: torch.Tensor) -> torch.Tensor:
+    """The preference as a bounded input: illegal actions read -3, the rest in [-2, 2]."""
+    finite = torch.isfinite(prior)
+    return torch.where(finite, prior.clamp(-20, 20) / 10, torch.full_like(prior, -3.0))
+
+
+class PolicyNet(nn.Module):
+    def __init__(self, io: GameIO, cfg: NetConfig):
+        super().__init__()
+        self.io, self.cfg = io, cfg
+        in_dim = io.obs_dim + io.num_actions
+        if cfg.card_encoder:
+            self.card_emb = nn.Parameter(torch.randn(52, cfg.card_dim) * 0.1)
+            self.card_mlp = nn.Sequential(nn.Linear(io.card_planes + cfg.card_dim, cfg.card_dim), nn.ReLU(),
+                                          nn.Linear(cfg.card_dim, cfg.card_dim), nn.ReLU())
+            in_dim += cfg.card_dim
+        layers, d = [], in_dim
+        for _ in range(cfg.layers):
+            layers += [nn.Linear(d, cfg.hidden), nn.ReLU()]
+            d = cfg.hidden
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(d, io.num_actions)
+        nn.init.zeros_(self.policy.weight)
+        nn.init.zeros_(self.policy.bias)
+        self.value = nn.Linear(d, 1)
+        nn.init.orthogonal_(self.value.weight, 1.0)
+        nn.init.zeros_(self.value.bias)
+
+    def forward(self, obs: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor):
+        """-> (masked logits (B, A), value (B,))."""
+        parts = [obs, _prior_features(prior)]
+        if self.cfg.card_encoder:
+            B = obs.shape[0]
+            planes = obs[:, : self.io.card_planes * 52].reshape(B, self.io.card_planes, 52).transpose(1, 2)
+            cards = torch.cat([planes, self.card_emb.expand(B, -1, -1)], dim=2)
+            parts.append(self.card_mlp(cards).mean(1))
+        h = self.trunk(torch.cat(parts, dim=1))
+        logits = self.policy(h)
+        if self.cfg.prior_scale:
+            logits = logits + self.cfg.prior_scale * torch.nan_to_num(prior, neginf=0.0).clamp(-50, 50)
+        logits = torch.where(mask, logits, torch.full_like(logits, ILLEGAL_LOGIT))
+        return logits, self.value(h).squeeze(1)
+
+
+def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy over the legal actions only (illegal ones carry no probability)."""
+    logp = torch.log_softmax(logits, dim=1)
+    p = logp.exp()
+    return -(torch.where(mask, p * logp, torch.zeros_like(p))).sum(1)
+
+
+# --------------------------------------------------------------------------------------
+# The agent
+# --------------------------------------------------------------------------------------
+class NeuralAgent(Agent):
+    """A :class:`PolicyNet` as an agent: the argmax over legal actions (or a sample)."""
+
+    def __init__(self, net: PolicyNet, name: str = "neural", greedy: bool = True, seed: int | None = None):
+        self.net = net.eval()
+        self.game = net.io.game
+        self.name = name
+        self.greedy = greedy
+        self.gen = torch.Generator().manual_seed(seed or 0)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.gen.manual_seed(seed)
+
+    @torch.no_grad()
+    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        mask = np.ascontiguousarray(action_masks, dtype=bool)
+        prior = expert_prior(self.game, obs, mask, self.net.io.num_players)
+        logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(prior), torch.from_numpy(mask))
+        if self.greedy:
+            return logits.argmax(1).numpy()
+        return torch.multinomial(torch.softmax(logits, 1), 1, generator=self.gen).squeeze(1).numpy()
+
+
+# --------------------------------------------------------------------------------------
+# Checkpoints
+# --------------------------------------------------------------------------------------
+def save_checkpoint(path: str | Path, payload: dict) -> None:
+    """Write atomically: a crash mid-write never replaces a good checkpoint with a bad one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save({"format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, **payload}, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: str | Path, game: str | None = None) -> dict:
+    """Read a checkpoint, with a clear error for a missing, unreadable or foreign file."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - any unpickling failure means a bad file
+        raise ValueError(f"checkpoint {str(path)!r} is unreadable or corrupt ({type(e).__name__}: {e})") from None
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{str(path)!r} is not a rummyrl checkpoint")
+    if data.get("version") != CHECKPOINT_VERSION:
+        raise ValueError(f"checkpoint {str(path)!r} has version {data.get('version')}, this code reads {CHECKPOINT_VERSION}")
+    if game is not None and data.get("game") != game:
+        raise ValueError(f"checkpoint {str(path)!r} was trained for {data.get('game')!r}, not {game!r}")
+    return data
+
+
+def build_net(data: dict) -> PolicyNet:
+    """The network of a checkpoint, weights loaded."""
+    try:
+        net_cfg = NetConfig(**data["net_config"])
+        io = game_io(data["game"], data.get("num_players"))
+        net = PolicyNet(io, net_cfg)
+        net.load_state_dict(data["model"])
+    except (KeyError, TypeError, RuntimeError, ValueError) as e:
+        raise ValueError(f"checkpoint does not hold a usable network ({type(e).__name__}: {e})") from None
+    return net
+
+
+def load_agent_from_checkpoint(path: str | Path, game: str, seed: int | None = None) -> NeuralAgent:
+    data = load_checkpoint(path, game)
+    return NeuralAgent(build_net(data), name=Path(path).stem, seed=seed)
+
+
+def net_config_dict(cfg: NetConfig) -> dict:
+    return dataclasses.asdict(cfg)
