@@ -32,6 +32,7 @@ import dataclasses
 import itertools
 import json
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -284,6 +285,7 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
         raise ValueError(f"games must be >= 1, got {games}")
     spec = game_spec(game, unit, players if game == "rummy" else 2, options)
     built = {s: (agents or {}).get(s) or load_agent(s, game=game, seed=seed) for s in specs}
+    labels = display_names(specs)
     pairs = list(itertools.combinations(range(len(specs)), 2))
     if pairs_with is not None:
         pairs = [p for p in pairs if pairs_with in p]
@@ -298,7 +300,7 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
         if bar is not None:
             bar.set_postfix_str(f"{specs[i]} vs {specs[j]}")
         results.append(play_pairing(built[specs[i]], built[specs[j]], spec, games, seed=seed + 1000 * len(results),
-                                    duplicate=duplicate, progress=bar, names=(specs[i], specs[j])))
+                                    duplicate=duplicate, progress=bar, names=(labels[i], labels[j])))
     if bar is not None:
         bar.close()
     wins = np.zeros((len(specs), len(specs)))
@@ -306,10 +308,21 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
         wins[i, j] += r.wins_a + r.draws / 2
         wins[j, i] += r.wins_b + r.draws / 2
     rating, se = bradley_terry(wins)
-    ratings = {s: {"elo": float(rating[k]), "se": float(se[k])} for k, s in enumerate(specs)}
+    ratings = {s: {"elo": float(rating[k]), "se": float(se[k])} for k, s in enumerate(labels)}
     settings = {"games_per_pairing": games, "players": spec.num_players, "duplicate": duplicate,
                 "seed": seed, "options": options or {}, "config": dataclasses.asdict(spec.config)}
-    return Tournament(game, unit, list(specs), results, ratings, settings)
+    settings["agent_specs"] = dict(zip(labels, specs))
+    return Tournament(game, unit, labels, results, ratings, settings)
+
+
+def display_names(specs: list[str]) -> list[str]:
+    """Short labels: a baseline's name, a checkpoint's ``folder/file`` without ``.pt``."""
+    labels = []
+    for s in specs:
+        p = Path(s)
+        label = s if not (s.endswith(".pt") or os.path.sep in s) else f"{p.parent.name}/{p.stem}".lstrip("/")
+        labels.append(label if label not in labels else s)
+    return labels
 
 
 # --------------------------------------------------------------------------------------

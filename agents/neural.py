@@ -59,15 +59,19 @@ def game_io(game: str, num_players: int | None = None) -> GameIO:
     return GameIO("rummy", rummy.obs_dim(p), rummy.NUM_ACTIONS, rummy.card_planes(p), p)
 
 
+#: the prior of an illegal action (finite, so no op ever meets -inf or NaN)
+PRIOR_ILLEGAL = -60.0
+
+
 def expert_prior(game: str, observations: np.ndarray, masks: np.ndarray, num_players: int | None = None) -> np.ndarray:
-    """The rule-based expert's preference over actions, ``(B, A)`` float32, -inf where illegal."""
+    """The rule-based expert's preference over actions, ``(B, A)`` float32, in deadwood
+    points (Gin) or penalty points (Rummy); illegal actions read :data:`PRIOR_ILLEGAL`."""
     if game == "gin":
         from .gin_expert import expert_preferences
-
-        return expert_preferences(observations, masks)
-    from .rummy_expert import expert_preferences as rummy_preferences
-
-    return rummy_preferences(observations, masks, num_players)
+    else:
+        from .rummy_expert import expert_preferences
+    pref = expert_preferences(observations, masks)
+    return np.maximum(pref, PRIOR_ILLEGAL, out=pref)
 
 
 # --------------------------------------------------------------------------------------
@@ -88,12 +92,6 @@ class NetConfig:
     """Width of the card-set encoder."""
     prior_scale: float = 1.0
     """Weight of the expert's preference added to the logits (0: a plain network)."""
-
-
-def _prior_features(prior: torch.Tensor) -> torch.Tensor:
-    """The preference as a bounded input: illegal actions read -3, the rest in [-2, 2]."""
-    finite = torch.isfinite(prior)
-    return torch.where(finite, prior.clamp(-20, 20) / 10, torch.full_like(prior, -3.0))
 
 
 class PolicyNet(nn.Module):
@@ -120,7 +118,8 @@ class PolicyNet(nn.Module):
 
     def forward(self, obs: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor):
         """-> (masked logits (B, A), value (B,))."""
-        parts = [obs, _prior_features(prior)]
+        # the preference as a bounded input: illegal actions read -3, the rest -2..2
+        parts = [obs, prior.clamp(-30.0, 20.0) * 0.1]
         if self.cfg.card_encoder:
             B = obs.shape[0]
             planes = obs[:, : self.io.card_planes * 52].reshape(B, self.io.card_planes, 52).transpose(1, 2)
@@ -129,9 +128,17 @@ class PolicyNet(nn.Module):
         h = self.trunk(torch.cat(parts, dim=1))
         logits = self.policy(h)
         if self.cfg.prior_scale:
-            logits = logits + self.cfg.prior_scale * torch.nan_to_num(prior, neginf=0.0).clamp(-50, 50)
-        logits = torch.where(mask, logits, torch.full_like(logits, ILLEGAL_LOGIT))
+            logits = logits + self.cfg.prior_scale * prior
+        logits = logits.masked_fill(~mask, ILLEGAL_LOGIT)
         return logits, self.value(h).squeeze(1)
+
+
+def sample_actions(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row of ``(B, A)`` probabilities (inverse CDF; much faster on CPU than
+    torch.multinomial for small batches)."""
+    cdf = np.cumsum(probs, axis=1)
+    u = rng.random(probs.shape[0]) * cdf[:, -1]
+    return np.minimum((cdf < u[:, None]).sum(1), probs.shape[1] - 1)
 
 
 def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -152,11 +159,11 @@ class NeuralAgent(Agent):
         self.game = net.io.game
         self.name = name
         self.greedy = greedy
-        self.gen = torch.Generator().manual_seed(seed or 0)
+        self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
-            self.gen.manual_seed(seed)
+            self.rng = np.random.default_rng(seed)
 
     @torch.no_grad()
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
@@ -166,7 +173,7 @@ class NeuralAgent(Agent):
         logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(prior), torch.from_numpy(mask))
         if self.greedy:
             return logits.argmax(1).numpy()
-        return torch.multinomial(torch.softmax(logits, 1), 1, generator=self.gen).squeeze(1).numpy()
+        return sample_actions(torch.softmax(logits, 1).numpy(), self.rng)
 
 
 # --------------------------------------------------------------------------------------
