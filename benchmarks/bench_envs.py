@@ -1,0 +1,191 @@
+"""Speed of the Gin Rummy environments under random legal play; prints a markdown table.
+
+    python benchmarks/bench_envs.py [--seconds 3] [--repeat 1] [--peer PYTHON]
+
+Rows: the PettingZoo AEC env (``env()`` with its wrappers, and ``raw_env()``), the Gymnasium
+env against the random opponent, the batched self-play interface at B = 1, 64, 1024, and
+the raw core at B = 1024 (``gin.step`` + ``reset_done``, with and without ``gin.observe``), with
+the batched interface's share of it. A step is one player action, in every game of a batch.
+Random legal actions: one uniform pick among the mask's legal actions (the AEC and Gymnasium
+loops pick in Python as a user's loop would; the batched rows use ``random_play.random_actions``
+for the whole batch). Each row is the best of ``--repeat`` runs of ``--seconds``.
+
+``--peer PYTHON`` also runs ``../shared/peers/pettingzoo_gin_speed.py`` (PettingZoo 1.26.1's
+``gin_rummy_v4`` on RLCard, one-hand episodes) with that interpreter, in this same run, and
+adds its line and the AEC env's speed relative to it. Make the interpreter with
+``PY=$(bash ../shared/peers/setup.sh)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from envs import gin_rummy_v0  # noqa: E402
+from envs.gym_gin import GinRummyEnv  # noqa: E402
+from envs.vector import GinSelfPlay  # noqa: E402
+from rummyrl import gin  # noqa: E402
+from rummyrl.random_play import random_actions  # noqa: E402
+
+PEER_SCRIPT = Path(__file__).resolve().parents[2] / "shared" / "peers" / "pettingzoo_gin_speed.py"
+
+
+def _timed(run, seconds: float) -> float:
+    """``run(deadline)`` returns the steps it took; steps per second."""
+    t0 = time.perf_counter()
+    steps = run(t0 + seconds)
+    return steps / (time.perf_counter() - t0)
+
+
+def aec(make, seconds: float) -> float:
+    env = make()
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def run(deadline):
+        steps = 0
+        while time.perf_counter() < deadline:
+            for _agent in env.agent_iter():
+                obs, _reward, term, trunc, _info = env.last()
+                if term or trunc:
+                    action = None
+                else:
+                    legal = np.flatnonzero(obs["action_mask"])
+                    action = int(legal[int(rng.random() * legal.size)])
+                    steps += 1
+                env.step(action)
+            env.reset()
+        return steps
+
+    return _timed(run, seconds)
+
+
+def gym_env(seconds: float, **kwargs) -> tuple[float, float]:
+    """(learner steps/s, all actions/s: the learner's and the random opponent's)."""
+    from agents import load_agent
+
+    agent = load_agent("random", game="gin", seed=0)
+    opponent_moves = [0]
+
+    def opponent(observation, action_mask):
+        opponent_moves[0] += 1
+        return agent(observation, action_mask)
+
+    env = GinRummyEnv(opponent=opponent, **kwargs)
+    rng = np.random.default_rng(0)
+
+    def run(deadline):
+        steps = 0
+        obs, _ = env.reset(seed=0)
+        while time.perf_counter() < deadline:
+            legal = np.flatnonzero(obs["action_mask"])
+            obs, _r, term, trunc, _info = env.step(int(legal[int(rng.random() * legal.size)]))
+            steps += 1
+            if term or trunc:
+                obs, _ = env.reset()
+        return steps
+
+    t0 = time.perf_counter()
+    learner = run(t0 + seconds)
+    dt = time.perf_counter() - t0
+    return learner / dt, (learner + opponent_moves[0]) / dt
+
+
+def selfplay(B: int, seconds: float, **kwargs) -> float:
+    env = GinSelfPlay(B, **kwargs)
+    batch = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def run(deadline):
+        calls = 0
+        while time.perf_counter() < deadline:
+            batch_ = env.step(random_actions(batch.mask, rng))
+            calls += 1
+            del batch_
+        return calls * B
+
+    return _timed(run, seconds)
+
+
+def core(B: int, seconds: float, observe: bool, **kwargs) -> float:
+    state = gin.init(B, seed=0, config=gin.GinConfig(**kwargs))
+    rng = np.random.default_rng(0)
+    out = np.empty((B, gin.OBS_DIM), np.float32)
+
+    def run(deadline):
+        calls = 0
+        while time.perf_counter() < deadline:
+            gin.step(state, random_actions(state.mask, rng), inplace=True)
+            gin.reset_done(state)
+            if observe:
+                gin.observe(state, out=out)
+            calls += 1
+        return calls * B
+
+    return _timed(run, seconds)
+
+
+def peer(python: str, seconds: float, script: Path) -> dict:
+    out = subprocess.run([python, str(script), "--seconds", str(seconds)], capture_output=True,
+                         text=True, check=True).stdout
+    m = re.search(r"steps_per_s=([\d.]+) hands_per_s=([\d.]+)", out)
+    if not m:
+        raise RuntimeError(f"unexpected peer output: {out!r}")
+    return {"steps": float(m.group(1)), "hands": float(m.group(2)), "line": out.strip()}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
+    ap.add_argument("--repeat", type=int, default=1, help="best of this many runs per row (default 1)")
+    ap.add_argument("--peer", metavar="PYTHON", help="interpreter with PettingZoo 1.26.1 + RLCard (setup.sh)")
+    ap.add_argument("--peer-script", type=Path, default=PEER_SCRIPT, help=f"default {PEER_SCRIPT}")
+    ap.add_argument("--peer-seconds", type=float, default=10.0, help="seconds for the peer (default 10)")
+    args = ap.parse_args(argv)
+    if args.seconds <= 0 or args.repeat < 1:
+        ap.error("--seconds must be > 0 and --repeat >= 1")
+
+    def best(f, *a, **k):
+        return max(f(*a, **k) for _ in range(args.repeat))
+
+    # compile / warm the kernels outside the timings
+    core(64, 0.2, True)
+    s = args.seconds
+    rows = []
+    aec_env_hand = best(aec, lambda: gin_rummy_v0.env(episode="hand"), s)
+    rows.append(("PettingZoo AEC `gin_rummy_v0.env()`, one-hand episodes", aec_env_hand, ""))
+    rows.append(("PettingZoo AEC `gin_rummy_v0.env()`, games to 100", best(aec, gin_rummy_v0.env, s), ""))
+    rows.append(("PettingZoo AEC `gin_rummy_v0.raw_env()`, games to 100", best(aec, gin_rummy_v0.raw_env, s), ""))
+    learner, actions = max(gym_env(s) for _ in range(args.repeat))
+    rows.append(("Gymnasium `GinRummy-v0` vs random, learner steps", learner,
+                 f"{actions:,.0f} actions/s with the opponent's"))
+    for B in (1, 64, 1024):
+        rows.append((f"batched self-play `GinSelfPlay`, B = {B}", best(selfplay, B, s), ""))
+    batched = rows[-1][1]
+    raw = best(core, 1024, s, False)
+    raw_obs = best(core, 1024, s, True)
+    rows.append(("raw core, B = 1024: `step` + `reset_done`", raw,
+                 f"batched B = 1024 is {batched / raw:.0%} of it"))
+    rows.append(("raw core, B = 1024: `step` + `reset_done` + `observe`", raw_obs,
+                 f"batched B = 1024 is {batched / raw_obs:.0%} of it"))
+    if args.peer:
+        p = peer(args.peer, args.peer_seconds, args.peer_script)
+        rows.append(("peer: PettingZoo 1.26.1 `gin_rummy_v4` `env()` (RLCard), one-hand episodes",
+                     p["steps"], f"AEC `env()` one-hand is {aec_env_hand / p['steps']:.1f}x the peer"))
+
+    print("| environment | steps/s | note |")
+    print("| --- | ---: | --- |")
+    for name, sps, note in rows:
+        print(f"| {name} | {sps:,.0f} | {note} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""PettingZoo's standard AEC wrappers, with the per-step attributes read directly.
+
+PettingZoo's ``BaseWrapper`` finds every attribute it does not hold itself (``agent_selection``,
+``terminations``, ``rewards``, ...) through ``__getattr__``, one Python call per wrapper layer,
+and the environment loop reads a dozen of them per action. With the three wrappers of the
+classic environments that costs about 100 µs per action on a 2-core machine: ~9,000 actions
+per second around an environment that does nothing. The subclasses here are the same
+classes (``isinstance`` holds, their ``step``/``observe``/``reset`` logic runs unchanged); they
+only answer those attribute reads from the unwrapped environment in one step, and
+``AssertOutOfBoundsWrapper`` checks a plain ``int`` against a ``Discrete`` space inline.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+
+from gymnasium.spaces import Discrete
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.base import BaseWrapper
+
+#: attributes the environment loop reads every action
+FORWARDED = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
+             "_cumulative_rewards")
+
+
+def _forward(name: str) -> property:
+    return property(attrgetter(f"_base_env.{name}"), doc=f"``{name}`` of the unwrapped environment")
+
+
+class _DirectAttributes:
+    """Mixin: per-step attributes and the spaces come straight from the unwrapped env."""
+
+    def _set_base(self, env: AECEnv) -> None:
+        self._base_env = self._unwrapped_env = env.unwrapped
+
+    def action_space(self, agent):
+        return self._unwrapped_env.action_space(agent)
+
+    def observation_space(self, agent):
+        return self._unwrapped_env.observation_space(agent)
+
+
+for _name in FORWARDED:
+    setattr(_DirectAttributes, _name, _forward(_name))
+
+
+class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrapper):
+    """``pettingzoo.utils.wrappers.TerminateIllegalWrapper`` (an illegal move ends the episode
+    with ``illegal_reward`` to the mover)."""
+
+    def __init__(self, env: AECEnv, illegal_reward: float):
+        super().__init__(env, illegal_reward)
+        self._set_base(env)
+
+
+class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
+    """``pettingzoo.utils.wrappers.AssertOutOfBoundsWrapper`` (an action outside the action
+    space is an assertion error)."""
+
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._set_base(env)
+
+    def step(self, action) -> None:
+        if type(action) is int:
+            env = self._unwrapped_env
+            space = env.action_space(env.agent_selection)
+            if type(space) is Discrete and space.start <= action < space.start + space.n:
+                BaseWrapper.step(self, action)
+                return
+        super().step(action)
+
+
+class OrderEnforcingWrapper(_DirectAttributes, wrappers.OrderEnforcingWrapper):
+    """``pettingzoo.utils.wrappers.OrderEnforcingWrapper`` (attributes before ``reset`` and
+    calls out of order are errors)."""
+
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._set_base(env)
+        # until reset() the forwarded attributes read from an empty object: the lookup fails
+        # and the standard __getattr__ raises its "cannot be accessed before reset" error
+        self._base_env = _NOT_RESET
+
+    def reset(self, seed=None, options=None) -> None:
+        self._base_env = self._unwrapped_env
+        super().reset(seed=seed, options=options)
+
+
+_NOT_RESET = object()
+
+
+def standard_wrappers(env: AECEnv, illegal_reward: float = -1) -> AECEnv:
+    """``env`` in the wrappers of PettingZoo's classic environments, in their order."""
+    env = TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
+    env = AssertOutOfBoundsWrapper(env)
+    return OrderEnforcingWrapper(env)
