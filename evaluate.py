@@ -105,6 +105,8 @@ class GameSpec:
     end_names: tuple
     #: end codes that have no winner (dead, drawn, truncated)
     no_winner_ends: tuple
+    #: the state field that marks games whose hand (round) ended in the last step
+    ended_field: str = "hand_ended"
 
 
 def game_spec(game: str, unit: str, players: int | None = None, options: dict | None = None) -> GameSpec:
@@ -123,7 +125,7 @@ def game_spec(game: str, unit: str, players: int | None = None, options: dict | 
 
         cfg = rummy.RummyConfig.from_dict({**options, "num_players": players,
                                            "episode": "round" if unit == "hand" else "game"})
-        return GameSpec("rummy", players, rummy, cfg, rummy.END_NAMES, rummy.NO_WINNER_ENDS)
+        return GameSpec("rummy", players, rummy, cfg, rummy.END_NAMES, rummy.NO_WINNER_ENDS, "round_ended")
     raise ValueError(f"unknown game {game!r}; choose 'gin' or 'rummy'")
 
 
@@ -211,7 +213,7 @@ def play_pairing(agent_a: Agent, agent_b: Agent, spec: GameSpec, games: int, see
             if rows.size:
                 actions[rows] = ag.act(obs[rows], state.mask[rows])
         eng.step(state, actions, inplace=True)
-        ended = np.flatnonzero(state.hand_ended)
+        ended = np.flatnonzero(getattr(state, spec.ended_field))
         if ended.size:
             hands += ended.size
             w = state.last_winner[ended].astype(np.int64)

@@ -1194,3 +1194,32 @@ def game_info(state: RummyState, b: int) -> dict:
         "rounds_won": [int(x) for x in state.rounds_won[b]],
         "scores": [int(x) for x in state.scores[b]],
     }
+
+
+# --------------------------------------------------------------------------------------
+# Game result (the same shape as rummyrl.gin.game_result, for tournaments and envs)
+# --------------------------------------------------------------------------------------
+#: round ends in which nobody scores
+NO_WINNER_ENDS = (END_NONE, END_DRAWN, END_TRUNCATED)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """Final totals of finished games: ``winner`` (B,) (-1: none), ``total`` (B, P) (R-9:
+    Rummy has no bonuses, the totals are the round points), ``margin`` (B,): the winner's
+    total minus the best other total (0 without a winner)."""
+
+    winner: np.ndarray
+    total: np.ndarray
+    margin: np.ndarray
+
+
+def game_result(state: RummyState) -> GameResult:
+    w = state.winner.astype(np.int64)
+    has = w >= 0
+    total = np.where(has[:, None], state.scores, 0).astype(np.int64)
+    rows = np.arange(w.size)
+    others = total.copy()
+    others[rows[has], w[has]] = np.iinfo(np.int64).min
+    margin = np.where(has, total[rows, np.maximum(w, 0)] - others.max(1), 0)
+    return GameResult(w, total, margin)
