@@ -20,7 +20,6 @@ game). Every scheme is zero-sum: each step's rewards add up to 0 over the player
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -33,18 +32,6 @@ HAND_POINTS_SCALE = 1 / 25
 #: 100 by a usual margin (150-300 with the game and box bonuses) gives 1.5-3
 GAME_POINTS_SCALE = 1 / 100
 SCHEMES = ("hand_points", "game", "game_points")
-
-
-def game_results(state: gin.GinState, rows: np.ndarray) -> gin.GameResult:
-    """``gin.game_result`` for the games ``rows`` only (its cost is mostly fixed numpy
-    overhead, so the batched interface asks only for the games that ended).
-
-    ``game_result`` reads ``config``, ``batch_size``, ``winner``, ``scores`` and
-    ``hands_won``; a view of those rows is passed.
-    """
-    view = SimpleNamespace(config=state.config, batch_size=rows.size, winner=state.winner[rows],
-                           scores=state.scores[rows], hands_won=state.hands_won[rows])
-    return gin.game_result(view)
 
 
 @dataclass(frozen=True)
@@ -102,6 +89,6 @@ class RewardScheme:
                 if "game" in self.parts:
                     value += 1.0
                 if "game_points" in self.parts:
-                    value += game_results(state, r).margin * self.game_points_scale
+                    value += gin.game_result(state, r).margin * self.game_points_scale
                 out[r, w] += value
                 out[r, 1 - w] -= value

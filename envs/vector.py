@@ -50,7 +50,7 @@ from gymnasium.vector.utils import batch_space
 from rummyrl import gin
 
 from .gin_options import make_config, observation_space
-from .gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE, RewardScheme, game_results
+from .gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE, RewardScheme
 from .gym_gin import make_opponent, parse_seat, reseed_opponent
 from .render import render_gin
 
@@ -298,7 +298,7 @@ class GinSelfPlay(BatchedSelfPlay):
 
     def _core_final(self, rows):
         st, f = self.state, self.batch.final
-        res = game_results(st, rows)
+        res = gin.game_result(st, rows)
         f["winner"][rows] = res.winner
         f["margin"][rows] = res.margin
         f["total"][rows] = res.total
@@ -310,24 +310,6 @@ class GinSelfPlay(BatchedSelfPlay):
 # --------------------------------------------------------------------------------------
 # Single agent: gymnasium.vector.VectorEnv with the opponent inside
 # --------------------------------------------------------------------------------------
-def _step_lanes(state: gin.GinState, actions: np.ndarray, lanes: np.ndarray) -> None:
-    """Step only the games where ``lanes`` is True; the others stay exactly as they are.
-
-    The core steps every live game; it skips games in phase DONE, so the others are marked
-    DONE for the call and restored after it (a core option to skip games would replace this).
-    """
-    frozen = np.flatnonzero(~lanes)
-    if frozen.size == 0:
-        gin.step(state, actions, inplace=True)
-        return
-    saved = state.phase[frozen].copy()
-    state.phase[frozen] = gin.PHASE_DONE
-    try:
-        gin.step(state, actions, inplace=True)
-    finally:
-        state.phase[frozen] = saved
-
-
 _VECTOR_OPTIONS = ("num_envs", "opponent", "seat", "reward", "hand_points_scale",
                    "game_points_scale", "final_observations", "render_mode")
 #: opponent moves (all lanes together) in one call before it is taken for a bug
@@ -484,7 +466,7 @@ class GinRummyVectorEnv(VectorEnv):
             self._opp_act[:] = 0
             self._opp_act[rows] = acts
             try:
-                _step_lanes(st, self._opp_act, opp)
+                gin.step(st, self._opp_act, inplace=True, active=opp)
             except gin.IllegalActionError as e:
                 raise gin.IllegalActionError(f"GinRummyVectorEnv, opponent {self.opponent!r}: {e}") from None
             self._collect()
@@ -500,7 +482,7 @@ class GinRummyVectorEnv(VectorEnv):
             if self.final_observations:
                 final["_obs"] = {"observation": np.zeros((B, gin.OBS_DIM), np.float32),
                                  "action_mask": np.zeros((B, gin.NUM_ACTIONS), np.int8)}
-        res = game_results(st, rows)
+        res = gin.game_result(st, rows)
         final["winner"][rows] = res.winner
         final["margin"][rows] = res.margin
         final["total"][rows] = res.total

@@ -63,6 +63,7 @@ from numba import njit
 
 from . import melds as M
 from .deals import first_dealer, game_seeds, shuffled_decks
+from .lanes import active_lanes, player_array
 from .melds import deadwood_one, knock_bits_one, suit_masks_one
 from .cards import NUM_CARDS, NUM_RANKS, VALUE, card_str, check_deck
 
@@ -472,9 +473,9 @@ _ENDS_NOTHING, _ENDS_KNOCK, _ENDS_BIG_GIN, _ENDS_DEAD, _ENDS_CAPPED = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def _first_illegal(act, phase, mask):
+def _first_illegal(act, phase, mask, active):
     for b in range(act.shape[0]):
-        if phase[b] == PHASE_DONE:
+        if phase[b] == PHASE_DONE or not active[b]:
             continue
         a = act[b]
         if a < 0 or a >= NUM_ACTIONS or not mask[b, a]:
@@ -484,7 +485,7 @@ def _first_illegal(act, phase, mask):
 
 @njit(cache=True)
 def _step_kernel(act, hands, deck, stock_top, pile, pile_from, pile_len, known, passed, thrown,
-                 phase, current, dealer, taken, must_draw, hand_actions, mask, ends, hand_ended,
+                 phase, current, dealer, taken, must_draw, hand_actions, mask, ends, hand_ended, active,
                  knock_limit, forbid_taken, big_gin, stock_floor, max_actions):
     """Apply the actions; mark in ``ends`` the games whose hand ended. Returns their count."""
     scratch = np.zeros((2, 4), np.int64)
@@ -492,7 +493,7 @@ def _step_kernel(act, hands, deck, stock_top, pile, pile_from, pile_len, known, 
     for b in range(act.shape[0]):
         ends[b] = _ENDS_NOTHING
         hand_ended[b] = False
-        if phase[b] == PHASE_DONE:
+        if phase[b] == PHASE_DONE or not active[b]:
             continue
         a = act[b]
         p = current[b]
@@ -559,8 +560,10 @@ def _raise_illegal(state: GinState, actions: np.ndarray, g: int) -> None:
     )
 
 
-def step(state: GinState, actions, inplace: bool = False) -> GinState:
-    """Apply one action per game. Games already over (phase DONE) ignore their entry.
+def step(state: GinState, actions, inplace: bool = False, active=None) -> GinState:
+    """Apply one action per game. Games already over (phase DONE) ignore their entry, and
+    so do the games where ``active`` (``(B,)`` bool, default all) is False: they are left
+    exactly as they are (only their ``hand_ended`` flag is cleared).
 
     Raises :class:`IllegalActionError` naming the action, the phase and the legal actions
     when an action is not legal; nothing is changed then.
@@ -571,7 +574,8 @@ def step(state: GinState, actions, inplace: bool = False) -> GinState:
         raise ValueError(f"actions must be an integer array of shape ({B},), got {a.dtype} {a.shape}")
     if a.dtype != np.int64:
         a = a.astype(np.int64)
-    bad = _first_illegal(a, state.phase, state.mask)
+    active = active_lanes(active, B)
+    bad = _first_illegal(a, state.phase, state.mask, active)
     if bad >= 0:
         _raise_illegal(state, a, bad)
     s = state if inplace else state.copy()
@@ -580,7 +584,7 @@ def step(state: GinState, actions, inplace: bool = False) -> GinState:
     n_ended = _step_kernel(
         a, s.hands, s.deck, s.stock_top, s.pile, s.pile_from, s.pile_len, s.known, s.passed,
         s.thrown, s.phase, s.current, s.dealer, s.taken, s.must_draw_stock, s.hand_actions,
-        s.mask, ends, s.hand_ended, cfg.knock_limit, cfg.forbid_taken_discard,
+        s.mask, ends, s.hand_ended, active, cfg.knock_limit, cfg.forbid_taken_discard,
         cfg.big_gin_bonus is not None, cfg.stock_floor, cfg.max_actions,
     )
     if n_ended:
@@ -712,28 +716,31 @@ class GameResult:
     margin: np.ndarray  # (B,) winner's total minus loser's (G-19)
 
 
-def game_result(state: GinState) -> GameResult:
-    """Itemized final totals (G-16 .. G-19) of the games whose game is over with a winner.
+def game_result(state: GinState, rows: np.ndarray | None = None) -> GameResult:
+    """Itemized final totals (G-16 .. G-19) of the games whose game is over with a winner
+    (all games, or only ``rows``: the arrays then have one entry per row).
 
     With one-hand episodes (``episode="hand"``) there is no game: no bonus is added, the
     totals are the hand points and the margin is the hand's points.
     """
     cfg = state.config
+    sel = slice(None) if rows is None else np.asarray(rows, dtype=np.int64)
+    winner, scores, hands_won = state.winner[sel], state.scores[sel], state.hands_won[sel]
     if cfg.episode == "hand":
         cfg = dataclasses.replace(cfg, game_bonus=0, box_bonus=0)
-    B = state.batch_size
-    w = state.winner.astype(np.int64)
+    B = winner.shape[0]
+    w = winner.astype(np.int64)
     has = w >= 0
     r = np.arange(B)
     loser = np.where(has, 1 - w, 0)
-    hand_points = np.where(has[:, None], state.scores, 0).astype(np.int64)
-    shutout = has & (state.hands_won[r, loser] == 0) & (state.config.episode == "game")
+    hand_points = np.where(has[:, None], scores, 0).astype(np.int64)
+    shutout = has & (hands_won[r, loser] == 0) & (state.config.episode == "game")
     win_onehot = np.zeros((B, 2), np.int64)
     win_onehot[r[has], w[has]] = 1
     shutout_points = np.where(shutout[:, None], hand_points * win_onehot, 0)
     game_bonus = win_onehot * cfg.game_bonus
     eligible = np.ones((B, 2), np.int64) if cfg.loser_box_bonus else win_onehot
-    box_bonus = np.where(has[:, None], eligible * state.hands_won * cfg.box_bonus, 0)
+    box_bonus = np.where(has[:, None], eligible * hands_won * cfg.box_bonus, 0)
     total = hand_points + shutout_points + game_bonus + box_bonus
     margin = np.where(has, total[r, np.where(has, w, 1)] - total[r, loser], 0)
     return GameResult(w, hand_points, shutout, shutout_points, game_bonus, box_bonus, total, margin)
@@ -795,31 +802,40 @@ def _observe_kernel(players, hands, pile, pile_len, known, passed, thrown, phase
             p = current[b]
         o = 1 - p
         row = out[b]
-        row[:] = 0.0
         n = pile_len[b]
+        # every entry is written once: the card planes card by card, then the pile order
         for c in range(C):
             h = hands[b, p, c]
+            k = known[b, o, c]
             row[c] = h
-            row[4 * C + c] = known[b, o, c]
+            row[C + c] = 0.0
+            row[2 * C + c] = 0.0
+            row[3 * C + c] = 0.0
+            row[4 * C + c] = k
             row[5 * C + c] = thrown[b, o, c]
             row[6 * C + c] = passed[b, o, c]
             row[7 * C + c] = thrown[b, p, c]
+            row[8 * C + c] = not (h or k)
         for k in range(n):
             c = pile[b, k]
             row[2 * C + c] = 1.0
             row[3 * C + c] = (k + 1) / n
+            row[8 * C + c] = 0.0
         if n > 0:
             row[C + pile[b, n - 1]] = 1.0
-        for c in range(C):
-            row[8 * C + c] = not (row[c] or row[2 * C + c] or row[4 * C + c])
         done = phase[b] == PHASE_DONE
-        if done:
-            for c in range(C):
+        for c in range(C):
+            if done:
                 row[9 * C + c] = last_hands[b, o, c]
                 row[10 * C + c] = last_meld_id[b, 0, c] >= 0 or last_meld_id[b, 1, c] >= 0
                 row[11 * C + c] = last_laid_off[b, c]
+            else:
+                row[9 * C + c] = 0.0
+                row[10 * C + c] = 0.0
+                row[11 * C + c] = 0.0
         row[S + 0] = (C - stock_top[b]) / (C - STOCK_START)
-        row[S + 1 + phase[b]] = 1.0
+        for i in range(4):
+            row[S + 1 + i] = phase[b] == i
         row[S + 5] = must_draw[b]
         row[S + 6] = (current[b] == p) and not done
         row[S + 7] = dealer[b] == p
@@ -837,15 +853,12 @@ def observe(state: GinState, player=None, out: np.ndarray | None = None) -> np.n
     ``player``: None for the player to act in each game, an int for that seat in every
     game, or a ``(B,)`` array of seats. ``out`` may be a preallocated array to fill.
     """
-    B = state.batch_size
-    if player is None:
-        players = np.full(B, -1, np.int64)
-    else:
-        players = np.broadcast_to(np.asarray(player, dtype=np.int64), (B,)).copy()
-        if ((players < -1) | (players > 1)).any():
-            raise ValueError(f"player must be 0 or 1 (or None for the player to act), got {player!r}")
+    B = state.phase.shape[0]
+    players = player_array(player, B, NUM_PLAYERS)
     if out is None:
         out = np.empty((B, OBS_DIM), np.float32)
+    elif out.shape != (B, OBS_DIM) or out.dtype != np.float32:
+        raise ValueError(f"out must be float32 of shape ({B}, {OBS_DIM}), got {out.dtype} {out.shape}")
     cfg = state.config
     _observe_kernel(players, state.hands, state.pile, state.pile_len, state.known, state.passed,
                     state.thrown, state.phase, state.current, state.dealer, state.must_draw_stock,

@@ -137,6 +137,7 @@ from numba import njit
 from . import melds as M
 from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, VALUE, card_str, cards_str, check_deck
 from .deals import first_dealer, game_seeds, shuffled_decks
+from .lanes import active_lanes, player_array
 
 # --------------------------------------------------------------------------------------
 # Constants
@@ -611,9 +612,9 @@ def _end_round_one(b, kind, out_player, hands, hand_size, scores, rounds_won, ro
 
 
 @njit(cache=True)
-def _first_illegal(act, phase, mask):
+def _first_illegal(act, phase, mask, active):
     for b in range(act.shape[0]):
-        if phase[b] == PHASE_DONE:
+        if phase[b] == PHASE_DONE or not active[b]:
             continue
         a = act[b]
         if a < 0 or a >= NUM_ACTIONS or not mask[b, a]:
@@ -626,7 +627,7 @@ def _step_kernel(act, hands, hand_size, stock, stock_pos, stock_len, passes, las
                  pile_from, pile_len, known, melded, table_slot, table_by, laid_off, n_melds,
                  slot_owner, slot_is_run, slot_ext, phase, current, dealer, taken, round_actions,
                  round_no, scores, rounds_won, round_winners, round_points, round_ends, mask,
-                 round_ended, game_over, truncated, winner, next_round, last_end, last_winner,
+                 round_ended, active, game_over, truncated, winner, next_round, last_end, last_winner,
                  last_points, last_dealer, last_hand_values, last_hands, last_table_slot,
                  last_table_by, last_laid_off, last_slot_owner,
                  stock_passes, forbid_taken, max_actions, one_round, target, max_rounds):
@@ -637,7 +638,7 @@ def _step_kernel(act, hands, hand_size, stock, stock_pos, stock_len, passes, las
     for b in range(act.shape[0]):
         round_ended[b] = False
         next_round[b] = False
-        if phase[b] == PHASE_DONE:
+        if phase[b] == PHASE_DONE or not active[b]:
             continue
         a = act[b]
         p = current[b]
@@ -915,8 +916,10 @@ def _raise_illegal(state: RummyState, actions: np.ndarray, g: int) -> None:
     )
 
 
-def step(state: RummyState, actions, inplace: bool = False) -> RummyState:
-    """Apply one action per game. Games already over (phase DONE) ignore their entry.
+def step(state: RummyState, actions, inplace: bool = False, active=None) -> RummyState:
+    """Apply one action per game. Games already over (phase DONE) ignore their entry, and
+    so do the games where ``active`` (``(B,)`` bool, default all) is False: they are left
+    exactly as they are (only their ``round_ended`` flag is cleared).
 
     Raises :class:`IllegalActionError` naming the action, the phase and the legal actions
     when an action is not legal; nothing is changed then.
@@ -927,7 +930,8 @@ def step(state: RummyState, actions, inplace: bool = False) -> RummyState:
         raise ValueError(f"actions must be an integer array of shape ({B},), got {a.dtype} {a.shape}")
     if a.dtype != np.int64:
         a = a.astype(np.int64)
-    bad = _first_illegal(a, state.phase, state.mask)
+    active = active_lanes(active, B)
+    bad = _first_illegal(a, state.phase, state.mask, active)
     if bad >= 0:
         _raise_illegal(state, a, bad)
     s = state if inplace else state.copy()
@@ -938,7 +942,7 @@ def step(state: RummyState, actions, inplace: bool = False) -> RummyState:
         s.pile_from, s.pile_len, s.known, s.melded, s.table_slot, s.table_by, s.laid_off, s.n_melds,
         s.slot_owner, s.slot_is_run, s.slot_ext, s.phase, s.current, s.dealer, s.taken,
         s.round_actions, s.round_no, s.scores, s.rounds_won, s.round_winners, s.round_points,
-        s.round_ends, s.mask, s.round_ended, s.game_over, s.truncated, s.winner, next_round,
+        s.round_ends, s.mask, s.round_ended, active, s.game_over, s.truncated, s.winner, next_round,
         s.last_end, s.last_winner, s.last_points, s.last_dealer, s.last_hand_values, s.last_hands,
         s.last_table_slot, s.last_table_by, s.last_laid_off, s.last_slot_owner,
         cfg.stock_passes, cfg.forbid_taken_discard, cfg.action_cap, cfg.episode == "round",
@@ -1087,14 +1091,8 @@ def observe(state: RummyState, player=None, out: np.ndarray | None = None) -> np
     ``player``: None for the player to act in each game, an int for that seat in every
     game, or a ``(B,)`` array of seats. ``out`` may be a preallocated array to fill.
     """
-    B = state.batch_size
-    P = state.num_players
-    if player is None:
-        players = np.full(B, -1, np.int64)
-    else:
-        players = np.broadcast_to(np.asarray(player, dtype=np.int64), (B,)).copy()
-        if ((players < -1) | (players >= P)).any():
-            raise ValueError(f"player must be a seat 0..{P - 1} (or None for the player to act), got {player!r}")
+    B = state.phase.shape[0]
+    players = player_array(player, B, state.num_players)
     if out is None:
         out = np.empty((B, OBS_DIM), np.float32)
     elif out.shape != (B, OBS_DIM) or out.dtype != np.float32:
@@ -1214,10 +1212,12 @@ class GameResult:
     margin: np.ndarray
 
 
-def game_result(state: RummyState) -> GameResult:
-    w = state.winner.astype(np.int64)
+def game_result(state: RummyState, rows: np.ndarray | None = None) -> GameResult:
+    """Totals of the games over with a winner (all games, or only ``rows``)."""
+    sel = slice(None) if rows is None else np.asarray(rows, dtype=np.int64)
+    w = state.winner[sel].astype(np.int64)
     has = w >= 0
-    total = np.where(has[:, None], state.scores, 0).astype(np.int64)
+    total = np.where(has[:, None], state.scores[sel], 0).astype(np.int64)
     rows = np.arange(w.size)
     others = total.copy()
     others[rows[has], w[has]] = np.iinfo(np.int64).min
