@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-import os
 import signal
 import sys
 import time

@@ -8,24 +8,30 @@ from __future__ import annotations
 
 import os
 
-from .base import GAMES, Agent
+from .base import GAMES, Agent, check_game
 from .random_agent import RandomAgent
 
 
 def _simple(game: str = "gin", seed: int | None = None) -> Agent:
+    check_game(game)
     if game == "gin":
         from .gin_simple import SimpleGinAgent
 
         return SimpleGinAgent()
-    raise ValueError(f"no 'simple' agent for game {game!r} yet")
+    from .rummy_simple import SimpleRummyAgent
+
+    return SimpleRummyAgent()
 
 
 def _expert(game: str = "gin", seed: int | None = None) -> Agent:
+    check_game(game)
     if game == "gin":
         from .gin_expert import ExpertGinAgent
 
         return ExpertGinAgent()
-    raise ValueError(f"no 'expert' agent for game {game!r} yet")
+    from .rummy_expert import ExpertRummyAgent
+
+    return ExpertRummyAgent()
 
 
 #: name -> constructor(game, seed) of the built-in agents

@@ -35,7 +35,7 @@ from numba import njit
 
 from rummyrl import gin
 from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE
-from rummyrl.melds import MELDABLE13, VALUE13, deadwood_one
+from rummyrl.melds import MELDABLE13, deadwood_one
 
 from .base import Agent
 

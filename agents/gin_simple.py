@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummyrl import gin, melds
-from rummyrl.cards import NUM_CARDS, RANK, SUIT
+from rummyrl.cards import RANK, SUIT
 
 from .base import Agent
 

@@ -65,7 +65,7 @@ from . import melds as M
 from .deals import first_dealer, game_seeds, shuffled_decks
 from .lanes import active_lanes, player_array
 from .melds import deadwood_one, knock_bits_one, suit_masks_one
-from .cards import NUM_CARDS, NUM_RANKS, VALUE, card_str, check_deck
+from .cards import NUM_CARDS, NUM_RANKS, card_str, check_deck
 
 # --------------------------------------------------------------------------------------
 # Constants

@@ -1,0 +1,146 @@
+"""evaluate.py: statistics on constructed results with known answers, tournaments, CLI errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import evaluate
+from agents.neural import save_checkpoint
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------ statistics
+@pytest.mark.parametrize("wins, n, lo, hi", [
+    (50, 100, 0.4038, 0.5962),  # textbook values of the Wilson interval
+    (0, 10, 0.0, 0.2775),
+    (10, 10, 0.7225, 1.0),
+    (1252, 2000, 0.6046, 0.6469),
+])
+def test_wilson_interval_known_values(wins, n, lo, hi):
+    a, b = evaluate.wilson_interval(wins, n)
+    assert a == pytest.approx(lo, abs=5e-4) and b == pytest.approx(hi, abs=5e-4)
+
+
+def test_bradley_terry_recovers_known_strengths():
+    elo = np.array([200.0, 0.0, -150.0, -50.0])
+    n = 200_000  # games per pair, won in exact proportion to the model's probabilities
+    k = elo.size
+    wins = np.zeros((k, k))
+    for i in range(k):
+        for j in range(k):
+            if i != j:
+                wins[i, j] = n / (1 + 10 ** ((elo[j] - elo[i]) / 400))
+    rating, se = evaluate.bradley_terry(wins)
+    assert rating - rating.mean() == pytest.approx(elo - elo.mean(), abs=1.0)
+    assert (se < 3).all()
+    # fewer games: the same ratings, wider errors (about 1/sqrt(games))
+    r_small, se_small = evaluate.bradley_terry(wins / 100)
+    assert r_small == pytest.approx(rating, abs=10)
+    assert se_small == pytest.approx(se * 10, rel=0.1)
+
+
+def test_bradley_terry_two_agents_matches_the_log_odds():
+    rating, se = evaluate.bradley_terry(np.array([[0, 631], [369, 0]]))
+    diff = rating[0] - rating[1]
+    assert diff == pytest.approx(400 * math.log10(631 / 369), abs=1.5)  # the prior pulls a little
+    # standard error of a difference of logits: 1 / sqrt(n p (1 - p)), split over two ratings
+    expect = 400 / math.log(10) / math.sqrt(1000 * 0.631 * 0.369) / 2
+    assert se[0] == pytest.approx(expect, rel=0.05)
+
+
+def test_bradley_terry_stays_finite_for_a_clean_sweep():
+    rating, se = evaluate.bradley_terry(np.array([[0, 400], [0, 0]]))
+    assert np.isfinite(rating).all() and np.isfinite(se).all() and rating[0] > rating[1]
+
+
+# ------------------------------------------------------------------ tournaments
+def test_tournament_counts_add_up_and_repeat_with_a_seed(tmp_path):
+    t1 = evaluate.run_tournament(["simple", "random", "expert"], games=40, seed=3, show_progress=False)
+    t2 = evaluate.run_tournament(["simple", "random", "expert"], games=40, seed=3, show_progress=False)
+    assert len(t1.pairings) == 3
+    for p, q in zip(t1.pairings, t2.pairings):
+        assert p.games == 40 and p.wins_a + p.wins_b + p.draws == p.games
+        assert p.to_dict() | {"seconds": 0} == q.to_dict() | {"seconds": 0}
+    jpath, ppath = evaluate.write_outputs(t1, tmp_path / "out")
+    data = json.loads(jpath.read_text())
+    assert {p["a"] + "-" + p["b"] for p in data["pairings"]} == {"simple-random", "simple-expert", "random-expert"}
+    assert ppath.stat().st_size > 5000
+    table = evaluate.format_table(t1)
+    assert "| simple | random | 40 |" in table and "rating" in table
+
+
+def test_duplicate_deals_give_each_seat_the_same_cards():
+    seats, seeds = evaluate._lineups(2, 5, True, np.random.default_rng(0))
+    assert np.array_equal(seats, np.tile([0, 1], 5))
+    assert np.array_equal(seeds[0::2], seeds[1::2]) and len(set(seeds[0::2])) == 5
+    from rummyrl import gin
+
+    state = gin.init(seeds.size, seed=seeds)
+    assert np.array_equal(state.deck[0], state.deck[1]) and not np.array_equal(state.deck[0], state.deck[2])
+
+
+def test_identical_agents_split_duplicate_games_evenly():
+    # the same deterministic agent in both seats of each deal: whatever the deal, the game
+    # is played twice with seats swapped, so each side wins exactly one of each pair
+    from agents import load_agent
+
+    spec = evaluate.game_spec("gin", "game")
+    r = evaluate.play_pairing(load_agent("simple"), load_agent("simple"), spec, 60, seed=1)
+    assert r.wins_a == r.wins_b == 30
+
+
+def test_rummy_pairing_rotates_the_lone_agent_through_every_seat():
+    from agents import load_agent
+
+    spec = evaluate.game_spec("rummy", "hand", 4)
+    r = evaluate.play_pairing(load_agent("simple", "rummy"), load_agent("random", "rummy"), spec, 40, seed=2)
+    assert r.games == 40 and r.wins_a + r.wins_b + r.draws == 40
+    assert r.wins_a > 20  # simple against three random players wins most rounds
+
+
+# ------------------------------------------------------------------ command line
+def _run(*args):
+    return subprocess.run([sys.executable, "evaluate.py", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["simple", "grandmaster"], ["grandmaster", "random"]),
+    (["simple", "nowhere/model.pt"], ["does not exist"]),
+    (["simple"], ["at least two agents"]),
+    (["simple", "random", "--games", "0"], ["games"]),
+    (["--game", "rummy", "--players", "9", "simple", "random"], ["num_players"]),
+    (["simple", "random", "--option", "knock_limit=-3"], ["knock_limit"]),
+    (["simple", "random", "--option", "colour=red"], ["colour"]),
+])
+def test_bad_input_gets_one_error_line(args, words):
+    out = _run(*args, "--quiet")
+    assert out.returncode == 2
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("evaluate.py: error:"), out.stderr
+    for w in words:
+        assert w in lines[0]
+
+
+def test_checkpoint_errors(tmp_path):
+    corrupt = tmp_path / "corrupt.pt"
+    corrupt.write_bytes(b"not a checkpoint at all")
+    out = _run("simple", str(corrupt), "--quiet")
+    assert out.returncode == 2 and "corrupt" in out.stderr and "Traceback" not in out.stderr
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"weights": torch.zeros(3)}, foreign)
+    out = _run("simple", str(foreign), "--quiet")
+    assert out.returncode == 2 and "not a rummyrl checkpoint" in out.stderr
+    rummy_ckpt = tmp_path / "rummy.pt"
+    save_checkpoint(rummy_ckpt, {"game": "rummy", "num_players": 4, "net_config": {}, "model": {}})
+    out = _run("simple", str(rummy_ckpt), "--quiet")
+    assert out.returncode == 2 and "trained for 'rummy'" in out.stderr
