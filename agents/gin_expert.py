@@ -95,25 +95,41 @@ def _two(m):
     return (a & (b | c | d)) | (b & (c | d)) | (c & d)
 
 
+#: bit -> its index, for single bits of a 13-bit mask
+_BIT_INDEX = np.zeros(1 << NUM_RANKS, np.int64)
+for _r in range(NUM_RANKS):
+    _BIT_INDEX[1 << _r] = _r
+
+
 @njit(cache=True)
 def _min_after_discard(m, forbid_s, forbid_r):
-    """Lowest deadwood of hand ``m`` (11 cards) minus one card, not the forbidden one."""
+    """Lowest deadwood of hand ``m`` minus one card, not the forbidden one.
+
+    A card in no meld of the hand goes without changing the best melds (deadwood minus its
+    value), so among those only the highest matters; each meldable card needs a solve.
+    """
     full = _dw(m)
     three = _three(m)
     best = 1 << 20
     for s in range(NUM_SUITS):
-        meld = MELDABLE13[m[s]] | (m[s] & three)
+        meld = (MELDABLE13[m[s]] | (m[s] & three)) & m[s]
         loose = m[s] & ~meld
-        for r in range(NUM_RANKS):
-            b = 1 << r
-            if not (m[s] & b) or (s == forbid_s and r == forbid_r):
-                continue
-            if loose & b:
-                v = full - RANK_VALUE[r]
-            else:
-                m[s] &= ~b
-                v = _dw(m)
-                m[s] |= b
+        if s == forbid_s:
+            loose &= ~(1 << forbid_r)
+            meld &= ~(1 << forbid_r)
+        if loose:
+            top = loose
+            while top & (top - 1):  # the highest loose card of this suit
+                top &= top - 1
+            v = full - RANK_VALUE[_BIT_INDEX[top]]
+            if v < best:
+                best = v
+        while meld:
+            b = meld & -meld
+            meld &= meld - 1
+            m[s] &= ~b
+            v = _dw(m)
+            m[s] |= b
             if v < best:
                 best = v
     return best
@@ -152,9 +168,7 @@ def _expected_next(m, unseen):
         while u:
             b = u & -u
             u &= u - 1
-            r = 0
-            while (1 << r) != b:
-                r += 1
+            r = _BIT_INDEX[b]
             n += 1
             if useful & b:
                 m[s] |= b
@@ -231,6 +245,79 @@ _SURE_KNOCK = 20.0
 
 
 @njit(cache=True)
+def _pref_one(row, mk, out, params, cand_dw, cand_danger, cand_score, cand_card, hand, known, thrown,
+              passed, unseen):
+    """One game of :func:`_pref_kernel`."""
+    w_danger, take_margin, k_early, k_slope, k_floor = params[0], params[1], params[2], params[3], params[4]
+    n_look = int(params[5])
+    out[:] = -np.inf
+    _masks(row, _P_HAND, hand)
+    _masks(row, _P_KNOWN, known)
+    _masks(row, _P_THROWN, thrown)
+    _masks(row, _P_PASSED, passed)
+    _masks(row, _P_UNSEEN, unseen)
+    if mk[gin.TAKE_DISCARD] or mk[gin.PASS] or mk[gin.DRAW_STOCK]:
+        fallback = gin.PASS if mk[gin.PASS] else gin.DRAW_STOCK
+        out[fallback] = 0.0
+        top = -1
+        for c in range(NUM_CARDS):
+            if row[_P_TOP + c] > 0.5:
+                top = c
+        if mk[gin.TAKE_DISCARD] and top >= 0:
+            ts, tr = top // NUM_RANKS, top % NUM_RANKS
+            hand[ts] |= 1 << tr
+            take_val = _min_after_discard(hand, ts, tr)
+            hand[ts] &= ~(1 << tr)
+            out[gin.TAKE_DISCARD] = _expected_next(hand, unseen) - take_val - take_margin
+        elif mk[gin.TAKE_DISCARD]:
+            out[gin.TAKE_DISCARD] = _UNWANTED
+        return
+    if mk[gin.BIG_GIN]:
+        out[gin.BIG_GIN] = 2 * _SURE_KNOCK
+    n_hidden = 10
+    for s in range(NUM_SUITS):
+        x = known[s]
+        while x:
+            x &= x - 1
+            n_hidden -= 1
+    # every allowed discard: deadwood and danger (cheap)
+    n_cand = 0
+    for c in range(NUM_CARDS):
+        if not mk[gin.DISCARD + c]:
+            continue
+        s, r = c // NUM_RANKS, c % NUM_RANKS
+        hand[s] &= ~(1 << r)
+        cand_dw[n_cand] = _dw(hand)
+        hand[s] |= 1 << r
+        cand_card[n_cand] = c
+        cand_danger[n_cand] = w_danger * _danger(s, r, known, thrown, passed, unseen, n_hidden)
+        cand_score[n_cand] = cand_dw[n_cand] + cand_danger[n_cand]
+        n_cand += 1
+    # the one-draw look-ahead for the most promising few
+    order = np.argsort(cand_score[:n_cand])
+    for j in range(min(n_cand, n_look)):
+        i = order[j]
+        c = cand_card[i]
+        s, r = c // NUM_RANKS, c % NUM_RANKS
+        hand[s] &= ~(1 << r)
+        cand_score[i] = _expected_next(hand, unseen) + cand_danger[i]
+        hand[s] |= 1 << r
+    best = cand_score[:n_cand].min()
+    drawn = 31.0 - row[_S_STOCK] * 31.0
+    threshold = max(k_floor, k_early - k_slope * drawn)
+    target = row[_S_TARGET] * 100.0
+    ends_game = row[_S_MY] * target + 10 >= target  # even a small knock likely ends it
+    for i in range(n_cand):
+        c = cand_card[i]
+        out[gin.DISCARD + c] = best - cand_score[i]
+        if mk[gin.KNOCK + c]:
+            k = out[gin.DISCARD + c] + threshold - cand_dw[i] + 0.5
+            if cand_dw[i] == 0 or ends_game:
+                k += _SURE_KNOCK
+            out[gin.KNOCK + c] = k
+
+
+@njit(cache=True)
 def _pref_kernel(obs, mask, params, pref):
     """The expert's preference for every action of every game, in deadwood points: the
     expert plays the argmax. Illegal actions get -inf.
@@ -241,8 +328,6 @@ def _pref_kernel(obs, mask, params, pref):
     far the deadwood is under the knock threshold (+0.5), and ``_SURE_KNOCK`` more for
     gin or a knock that should end the game.
     """
-    w_danger, take_margin, k_early, k_slope, k_floor = params[0], params[1], params[2], params[3], params[4]
-    n_look = int(params[5])
     cand_dw = np.zeros(12, np.float64)
     cand_danger = np.zeros(12, np.float64)
     cand_score = np.zeros(12, np.float64)
@@ -253,75 +338,8 @@ def _pref_kernel(obs, mask, params, pref):
     passed = np.zeros(4, np.int64)
     unseen = np.zeros(4, np.int64)
     for b in range(obs.shape[0]):
-        row = obs[b]
-        mk = mask[b]
-        out = pref[b]
-        out[:] = -np.inf
-        _masks(row, _P_HAND, hand)
-        _masks(row, _P_KNOWN, known)
-        _masks(row, _P_THROWN, thrown)
-        _masks(row, _P_PASSED, passed)
-        _masks(row, _P_UNSEEN, unseen)
-        if mk[gin.TAKE_DISCARD] or mk[gin.PASS] or mk[gin.DRAW_STOCK]:
-            fallback = gin.PASS if mk[gin.PASS] else gin.DRAW_STOCK
-            out[fallback] = 0.0
-            top = -1
-            for c in range(NUM_CARDS):
-                if row[_P_TOP + c] > 0.5:
-                    top = c
-            if mk[gin.TAKE_DISCARD] and top >= 0:
-                ts, tr = top // NUM_RANKS, top % NUM_RANKS
-                hand[ts] |= 1 << tr
-                take_val = _min_after_discard(hand, ts, tr)
-                hand[ts] &= ~(1 << tr)
-                out[gin.TAKE_DISCARD] = _expected_next(hand, unseen) - take_val - take_margin
-            elif mk[gin.TAKE_DISCARD]:
-                out[gin.TAKE_DISCARD] = _UNWANTED
-            continue
-        if mk[gin.BIG_GIN]:
-            out[gin.BIG_GIN] = 2 * _SURE_KNOCK
-        n_hidden = 10
-        for s in range(NUM_SUITS):
-            x = known[s]
-            while x:
-                x &= x - 1
-                n_hidden -= 1
-        # every allowed discard: deadwood and danger (cheap)
-        n_cand = 0
-        for c in range(NUM_CARDS):
-            if not mk[gin.DISCARD + c]:
-                continue
-            s, r = c // NUM_RANKS, c % NUM_RANKS
-            hand[s] &= ~(1 << r)
-            cand_dw[n_cand] = _dw(hand)
-            hand[s] |= 1 << r
-            cand_card[n_cand] = c
-            cand_danger[n_cand] = w_danger * _danger(s, r, known, thrown, passed, unseen, n_hidden)
-            cand_score[n_cand] = cand_dw[n_cand] + cand_danger[n_cand]
-            n_cand += 1
-        # the one-draw look-ahead for the most promising few
-        order = np.argsort(cand_score[:n_cand])
-        for j in range(min(n_cand, n_look)):
-            i = order[j]
-            c = cand_card[i]
-            s, r = c // NUM_RANKS, c % NUM_RANKS
-            hand[s] &= ~(1 << r)
-            cand_score[i] = _expected_next(hand, unseen) + cand_danger[i]
-            hand[s] |= 1 << r
-        best = cand_score[:n_cand].min()
-        drawn = 31.0 - row[_S_STOCK] * 31.0
-        threshold = max(k_floor, k_early - k_slope * drawn)
-        target = row[_S_TARGET] * 100.0
-        ends_game = row[_S_MY] * target + 10 >= target  # even a small knock likely ends it
-        for i in range(n_cand):
-            c = cand_card[i]
-            out[gin.DISCARD + c] = best - cand_score[i]
-            if mk[gin.KNOCK + c]:
-                k = out[gin.DISCARD + c] + threshold - cand_dw[i] + 0.5
-                if cand_dw[i] == 0 or ends_game:
-                    k += _SURE_KNOCK
-                out[gin.KNOCK + c] = k
-
+        _pref_one(obs[b], mask[b], pref[b], params, cand_dw, cand_danger, cand_score, cand_card, hand,
+                  known, thrown, passed, unseen)
 
 def expert_preferences(observations: np.ndarray, action_masks: np.ndarray,
                        params: "ExpertParams | None" = None) -> np.ndarray:
