@@ -63,7 +63,7 @@ from numba import njit
 
 from . import melds as M
 from .deals import first_dealer, game_seeds, shuffled_decks
-from .lanes import active_lanes, player_array
+from .batch import BatchState, checked_actions, config_from_dict, observation_buffer, player_array
 from .melds import deadwood_one, knock_bits_one, suit_masks_one
 from .cards import NUM_CARDS, NUM_RANKS, card_str, check_deck
 
@@ -181,18 +181,14 @@ class GinConfig:
     @classmethod
     def from_dict(cls, d: dict) -> "GinConfig":
         """Build from a mapping; an unknown key is an error naming it and the known ones."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown Gin Rummy option(s) {unknown}; known: {sorted(known)}")
-        return cls(**d)
+        return config_from_dict(cls, d, "Gin Rummy")
 
 
 # --------------------------------------------------------------------------------------
 # State
 # --------------------------------------------------------------------------------------
 @dataclass
-class GinState:
+class GinState(BatchState):
     """B games. Players are 0 and 1; card arrays are indexed by card id (cards.py)."""
 
     config: GinConfig = field(repr=False)
@@ -234,18 +230,9 @@ class GinState:
     last_laid_off: np.ndarray  # (B, 52) bool: cards the defender laid off (G-9)
 
     @property
-    def batch_size(self) -> int:
-        return self.phase.shape[0]
-
-    @property
     def stock_size(self) -> np.ndarray:
         return NUM_CARDS - self.stock_top.astype(np.int32)
 
-    def copy(self) -> "GinState":
-        return dataclasses.replace(
-            self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)
-                     if f.name != "config"}
-        )
 
 
 # --------------------------------------------------------------------------------------
@@ -473,17 +460,6 @@ _ENDS_NOTHING, _ENDS_KNOCK, _ENDS_BIG_GIN, _ENDS_DEAD, _ENDS_CAPPED = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def _first_illegal(act, phase, mask, active):
-    for b in range(act.shape[0]):
-        if phase[b] == PHASE_DONE or not active[b]:
-            continue
-        a = act[b]
-        if a < 0 or a >= NUM_ACTIONS or not mask[b, a]:
-            return b
-    return -1
-
-
-@njit(cache=True)
 def _step_kernel(act, hands, deck, stock_top, pile, pile_from, pile_len, known, passed, thrown,
                  phase, current, dealer, taken, must_draw, hand_actions, mask, ends, hand_ended, active,
                  knock_limit, forbid_taken, big_gin, stock_floor, max_actions):
@@ -549,17 +525,6 @@ def legal_mask(state: GinState) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 # step
 # --------------------------------------------------------------------------------------
-def _raise_illegal(state: GinState, actions: np.ndarray, g: int) -> None:
-    a = int(actions[g])
-    phase = PHASE_NAMES[state.phase[g]]
-    legal = np.flatnonzero(state.mask[g]).tolist()
-    shown = ", ".join(f"{x} ({action_name(x)})" for x in legal)
-    raise IllegalActionError(
-        f"action {a} ({action_name(a) if 0 <= a < NUM_ACTIONS else 'out of range'}) is not legal "
-        f"in game {g}, phase {phase}, player {int(state.current[g])} to act; legal: [{shown}]"
-    )
-
-
 def step(state: GinState, actions, inplace: bool = False, active=None) -> GinState:
     """Apply one action per game. Games already over (phase DONE) ignore their entry, and
     so do the games where ``active`` (``(B,)`` bool, default all) is False: they are left
@@ -568,16 +533,8 @@ def step(state: GinState, actions, inplace: bool = False, active=None) -> GinSta
     Raises :class:`IllegalActionError` naming the action, the phase and the legal actions
     when an action is not legal; nothing is changed then.
     """
-    a = np.asarray(actions)
-    B = state.phase.shape[0]
-    if a.shape != (B,) or a.dtype.kind not in "iu":
-        raise ValueError(f"actions must be an integer array of shape ({B},), got {a.dtype} {a.shape}")
-    if a.dtype != np.int64:
-        a = a.astype(np.int64)
-    active = active_lanes(active, B)
-    bad = _first_illegal(a, state.phase, state.mask, active)
-    if bad >= 0:
-        _raise_illegal(state, a, bad)
+    a, active = checked_actions(state, actions, active, PHASE_DONE, PHASE_NAMES, action_name, IllegalActionError)
+    B = a.shape[0]
     s = state if inplace else state.copy()
     cfg = s.config
     ends = np.empty(B, np.int8)
@@ -855,10 +812,7 @@ def observe(state: GinState, player=None, out: np.ndarray | None = None) -> np.n
     """
     B = state.phase.shape[0]
     players = player_array(player, B, NUM_PLAYERS)
-    if out is None:
-        out = np.empty((B, OBS_DIM), np.float32)
-    elif out.shape != (B, OBS_DIM) or out.dtype != np.float32:
-        raise ValueError(f"out must be float32 of shape ({B}, {OBS_DIM}), got {out.dtype} {out.shape}")
+    out = observation_buffer(out, B, OBS_DIM)
     cfg = state.config
     _observe_kernel(players, state.hands, state.pile, state.pile_len, state.known, state.passed,
                     state.thrown, state.phase, state.current, state.dealer, state.must_draw_stock,

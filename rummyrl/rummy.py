@@ -128,7 +128,6 @@ round_actions     1           actions so far this round / action_cap
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -137,7 +136,7 @@ from numba import njit
 from . import melds as M
 from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, VALUE, card_str, cards_str, check_deck
 from .deals import first_dealer, game_seeds, shuffled_decks
-from .lanes import active_lanes, player_array
+from .batch import BatchState, checked_actions, config_from_dict, observation_buffer, player_array
 
 # --------------------------------------------------------------------------------------
 # Constants
@@ -305,18 +304,14 @@ class RummyConfig:
     @classmethod
     def from_dict(cls, d: dict) -> "RummyConfig":
         """Build from a mapping; an unknown key is an error naming it and the known ones."""
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown Rummy option(s) {unknown}; known: {sorted(known)}")
-        return cls(**d)
+        return config_from_dict(cls, d, "Rummy")
 
 
 # --------------------------------------------------------------------------------------
 # State
 # --------------------------------------------------------------------------------------
 @dataclass
-class RummyState:
+class RummyState(BatchState):
     """B games of P players. Card arrays are indexed by card id (cards.py); -1 = none."""
 
     config: RummyConfig = field(repr=False)
@@ -373,10 +368,6 @@ class RummyState:
     last_slot_owner: np.ndarray  # (B, 17) int8
 
     @property
-    def batch_size(self) -> int:
-        return self.phase.shape[0]
-
-    @property
     def num_players(self) -> int:
         return self.hands.shape[1]
 
@@ -384,11 +375,6 @@ class RummyState:
     def stock_size(self) -> np.ndarray:
         return self.stock_len.astype(np.int32) - self.stock_pos
 
-    def copy(self) -> "RummyState":
-        return dataclasses.replace(
-            self, **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self)
-                     if f.name != "config"}
-        )
 
 
 # --------------------------------------------------------------------------------------
@@ -609,17 +595,6 @@ def _end_round_one(b, kind, out_player, hands, hand_size, scores, rounds_won, ro
         round_points[b, h] = points
         round_ends[b, h] = kind
     return points
-
-
-@njit(cache=True)
-def _first_illegal(act, phase, mask, active):
-    for b in range(act.shape[0]):
-        if phase[b] == PHASE_DONE or not active[b]:
-            continue
-        a = act[b]
-        if a < 0 or a >= NUM_ACTIONS or not mask[b, a]:
-            return b
-    return -1
 
 
 @njit(cache=True)
@@ -905,17 +880,6 @@ def legal_mask(state: RummyState) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 # step
 # --------------------------------------------------------------------------------------
-def _raise_illegal(state: RummyState, actions: np.ndarray, g: int) -> None:
-    a = int(actions[g])
-    phase = PHASE_NAMES[state.phase[g]]
-    legal = np.flatnonzero(state.mask[g]).tolist()
-    shown = ", ".join(f"{x} ({action_name(x)})" for x in legal)
-    raise IllegalActionError(
-        f"action {a} ({action_name(a) if 0 <= a < NUM_ACTIONS else 'out of range'}) is not legal "
-        f"in game {g}, phase {phase}, player {int(state.current[g])} to act; legal: [{shown}]"
-    )
-
-
 def step(state: RummyState, actions, inplace: bool = False, active=None) -> RummyState:
     """Apply one action per game. Games already over (phase DONE) ignore their entry, and
     so do the games where ``active`` (``(B,)`` bool, default all) is False: they are left
@@ -924,16 +888,8 @@ def step(state: RummyState, actions, inplace: bool = False, active=None) -> Rumm
     Raises :class:`IllegalActionError` naming the action, the phase and the legal actions
     when an action is not legal; nothing is changed then.
     """
-    a = np.asarray(actions)
-    B = state.phase.shape[0]
-    if a.shape != (B,) or a.dtype.kind not in "iu":
-        raise ValueError(f"actions must be an integer array of shape ({B},), got {a.dtype} {a.shape}")
-    if a.dtype != np.int64:
-        a = a.astype(np.int64)
-    active = active_lanes(active, B)
-    bad = _first_illegal(a, state.phase, state.mask, active)
-    if bad >= 0:
-        _raise_illegal(state, a, bad)
+    a, active = checked_actions(state, actions, active, PHASE_DONE, PHASE_NAMES, action_name, IllegalActionError)
+    B = a.shape[0]
     s = state if inplace else state.copy()
     cfg = s.config
     next_round = np.empty(B, bool)
@@ -1093,10 +1049,7 @@ def observe(state: RummyState, player=None, out: np.ndarray | None = None) -> np
     """
     B = state.phase.shape[0]
     players = player_array(player, B, state.num_players)
-    if out is None:
-        out = np.empty((B, OBS_DIM), np.float32)
-    elif out.shape != (B, OBS_DIM) or out.dtype != np.float32:
-        raise ValueError(f"out must be float32 of shape ({B}, {OBS_DIM}), got {out.dtype} {out.shape}")
+    out = observation_buffer(out, B, OBS_DIM)
     cfg = state.config
     s = state
     _observe_kernel(players, s.hands, s.hand_size, s.pile, s.pile_len, s.known, s.melded, s.table_slot,
