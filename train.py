@@ -575,6 +575,7 @@ class Trainer:
     lane_kind: np.ndarray = None
     lane_snap: np.ndarray = None
     lane_seat: np.ndarray = None
+    interrupted: bool = False
 
     def setup(self) -> None:
         cfg = self.cfg
@@ -755,6 +756,9 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = N
     bar = tqdm(total=int(cfg.total_steps), initial=tr.global_step, unit="step", unit_scale=True,
                dynamic_ncols=True, file=sys.stderr, disable=not progress)
     start = time.perf_counter() - tr.elapsed
+    if cfg.eval.every_minutes and tr.updates == 0 and max_updates is None:
+        _periodic_eval(tr, writer)  # the starting point of the learning curve
+        bar.set_postfix_str(_postfix(tr, 0.0))
     last_ckpt = last_eval = time.perf_counter()
     updates_here = 0
     try:

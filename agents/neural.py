@@ -56,7 +56,8 @@ def game_io(game: str, num_players: int | None = None) -> GameIO:
     from rummyrl import rummy
 
     p = num_players or rummy.RummyConfig().num_players
-    return GameIO("rummy", rummy.obs_dim(p), rummy.NUM_ACTIONS, rummy.card_planes(p), p)
+    planes = rummy.OBS_LAYOUT["hand_sizes"].start // 52  # the card planes come first
+    return GameIO("rummy", rummy.obs_dim(p), rummy.NUM_ACTIONS, planes, p)
 
 
 #: the prior of an illegal action (finite, so no op ever meets -inf or NaN)
@@ -70,7 +71,7 @@ def expert_prior(game: str, observations: np.ndarray, masks: np.ndarray, num_pla
         from .gin_expert import expert_preferences
     else:
         from .rummy_expert import expert_preferences
-    pref = expert_preferences(observations, masks)
+    pref = expert_preferences(observations, masks)  # the observation carries the seat count
     return np.maximum(pref, PRIOR_ILLEGAL, out=pref)
 
 
