@@ -1,11 +1,12 @@
-"""Speed of the Gin Rummy environments under random legal play; prints a markdown table.
+"""Speed of the Gin Rummy and Rummy environments under random legal play; prints a markdown table.
 
-    python benchmarks/bench_envs.py [--seconds 3] [--repeat 1] [--peer PYTHON]
+    python benchmarks/bench_envs.py [--seconds 3] [--repeat 1] [--games gin rummy] [--peer PYTHON]
 
-Rows: the PettingZoo AEC env (``env()`` with its wrappers, and ``raw_env()``), the Gymnasium
-env against the random opponent, the batched self-play interface at B = 1, 64, 1024, and
-the raw core at B = 1024 (``gin.step`` + ``reset_done``, with and without ``gin.observe``), with
-the batched interface's share of it. A step is one player action, in every game of a batch.
+Rows, for each game: the PettingZoo AEC env (``env()`` with its wrappers, and ``raw_env()``),
+the Gymnasium env against random opponents, the batched self-play interface at B = 1, 64,
+1024, and the raw core at B = 1024 (``step`` + ``reset_done``, with and without ``observe``),
+with the batched interface's share of it. Rummy rows are 4-player games to 200. A step is
+one player action, in every game of a batch.
 Random legal actions: one uniform pick among the mask's legal actions (the AEC and Gymnasium
 loops pick in Python as a user's loop would; the batched rows use ``random_play.random_actions``
 for the whole batch). Each row is the best of ``--repeat`` runs of ``--seconds``.
@@ -29,10 +30,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envs import gin_rummy_v0  # noqa: E402
+from envs import gin_rummy_v0, rummy_v0  # noqa: E402
 from envs.gym_gin import GinRummyEnv  # noqa: E402
+from envs.gym_rummy import RummyEnv  # noqa: E402
+from envs.rummy_vector import RummySelfPlay  # noqa: E402
 from envs.vector import GinSelfPlay  # noqa: E402
-from rummyrl import gin  # noqa: E402
+from rummyrl import gin, rummy  # noqa: E402
 from rummyrl.random_play import random_actions  # noqa: E402
 
 PEER_SCRIPT = Path(__file__).resolve().parents[2] / "shared" / "peers" / "pettingzoo_gin_speed.py"
@@ -68,18 +71,18 @@ def aec(make, seconds: float) -> float:
     return _timed(run, seconds)
 
 
-def gym_env(seconds: float, **kwargs) -> tuple[float, float]:
-    """(learner steps/s, all actions/s: the learner's and the random opponent's)."""
+def gym_env(env_cls, seconds: float, **kwargs) -> tuple[float, float]:
+    """(learner steps/s, all actions/s: the learner's and the random opponents')."""
     from agents import load_agent
 
-    agent = load_agent("random", game="gin", seed=0)
+    agent = load_agent("random", game=env_cls.game.name, seed=0)
     opponent_moves = [0]
 
     def opponent(observation, action_mask):
         opponent_moves[0] += 1
         return agent(observation, action_mask)
 
-    env = GinRummyEnv(opponent=opponent, **kwargs)
+    env = env_cls(opponent=opponent, **kwargs)
     rng = np.random.default_rng(0)
 
     def run(deadline):
@@ -99,8 +102,8 @@ def gym_env(seconds: float, **kwargs) -> tuple[float, float]:
     return learner / dt, (learner + opponent_moves[0]) / dt
 
 
-def selfplay(B: int, seconds: float, **kwargs) -> float:
-    env = GinSelfPlay(B, **kwargs)
+def selfplay(selfplay_cls, B: int, seconds: float, **kwargs) -> float:
+    env = selfplay_cls(B, **kwargs)
     batch = env.reset(seed=0)
     rng = np.random.default_rng(0)
 
@@ -115,18 +118,18 @@ def selfplay(B: int, seconds: float, **kwargs) -> float:
     return _timed(run, seconds)
 
 
-def core(B: int, seconds: float, observe: bool, **kwargs) -> float:
-    state = gin.init(B, seed=0, config=gin.GinConfig(**kwargs))
+def core(engine, config, B: int, seconds: float, observe: bool) -> float:
+    state = engine.init(B, seed=0, config=config)
     rng = np.random.default_rng(0)
-    out = np.empty((B, gin.OBS_DIM), np.float32)
+    out = np.empty((B, engine.OBS_DIM), np.float32)
 
     def run(deadline):
         calls = 0
         while time.perf_counter() < deadline:
-            gin.step(state, random_actions(state.mask, rng), inplace=True)
-            gin.reset_done(state)
+            engine.step(state, random_actions(state.mask, rng), inplace=True)
+            engine.reset_done(state)
             if observe:
-                gin.observe(state, out=out)
+                engine.observe(state, out=out)
             calls += 1
         return calls * B
 
@@ -142,10 +145,37 @@ def peer(python: str, seconds: float, script: Path) -> dict:
     return {"steps": float(m.group(1)), "hands": float(m.group(2)), "line": out.strip()}
 
 
+def game_rows(best, s: float, title: str, aec_module, env_cls, selfplay_cls, engine, config, **rules):
+    """The rows of one game: AEC, Gymnasium, batched B = 1, 64, 1024, raw core."""
+    name = aec_module.__name__.rsplit(".", 1)[-1]
+    what = "games to 100" if engine is gin else "4 players, games to 200"
+    rows = [
+        (f"{title}: PettingZoo AEC `{name}.env()`, {what}", best(aec, lambda: aec_module.env(**rules), s), ""),
+        (f"{title}: PettingZoo AEC `{name}.raw_env()`, {what}",
+         best(aec, lambda: aec_module.raw_env(**rules), s), ""),
+    ]
+    learner, actions = max(gym_env(env_cls, s, **rules) for _ in range(best.repeat))
+    rows.append((f"{title}: Gymnasium `{env_cls.__name__}` vs random, learner steps", learner,
+                 f"{actions:,.0f} actions/s with the opponents'"))
+    for B in (1, 64, 1024):
+        rows.append((f"{title}: batched self-play `{selfplay_cls.__name__}`, B = {B}",
+                     best(selfplay, selfplay_cls, B, s, **rules), ""))
+    batched = rows[-1][1]
+    raw = best(core, engine, config, 1024, s, False)
+    raw_obs = best(core, engine, config, 1024, s, True)
+    rows.append((f"{title}: raw core, B = 1024: `step` + `reset_done`", raw,
+                 f"batched B = 1024 is {batched / raw:.0%} of it"))
+    rows.append((f"{title}: raw core, B = 1024: `step` + `reset_done` + `observe`", raw_obs,
+                 f"batched B = 1024 is {batched / raw_obs:.0%} of it"))
+    return rows
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
     ap.add_argument("--repeat", type=int, default=1, help="best of this many runs per row (default 1)")
+    ap.add_argument("--games", nargs="+", choices=("gin", "rummy"), default=["gin", "rummy"],
+                    help="which games' rows (default both)")
     ap.add_argument("--peer", metavar="PYTHON", help="interpreter with PettingZoo 1.26.1 + RLCard (setup.sh)")
     ap.add_argument("--peer-script", type=Path, default=PEER_SCRIPT, help=f"default {PEER_SCRIPT}")
     ap.add_argument("--peer-seconds", type=float, default=10.0, help="seconds for the peer (default 10)")
@@ -156,27 +186,19 @@ def main(argv=None) -> None:
     def best(f, *a, **k):
         return max(f(*a, **k) for _ in range(args.repeat))
 
-    # compile / warm the kernels outside the timings
-    core(64, 0.2, True)
+    best.repeat = args.repeat
     s = args.seconds
     rows = []
-    aec_env_hand = best(aec, lambda: gin_rummy_v0.env(episode="hand"), s)
-    rows.append(("PettingZoo AEC `gin_rummy_v0.env()`, one-hand episodes", aec_env_hand, ""))
-    rows.append(("PettingZoo AEC `gin_rummy_v0.env()`, games to 100", best(aec, gin_rummy_v0.env, s), ""))
-    rows.append(("PettingZoo AEC `gin_rummy_v0.raw_env()`, games to 100", best(aec, gin_rummy_v0.raw_env, s), ""))
-    learner, actions = max(gym_env(s) for _ in range(args.repeat))
-    rows.append(("Gymnasium `GinRummy-v0` vs random, learner steps", learner,
-                 f"{actions:,.0f} actions/s with the opponent's"))
-    for B in (1, 64, 1024):
-        rows.append((f"batched self-play `GinSelfPlay`, B = {B}", best(selfplay, B, s), ""))
-    batched = rows[-1][1]
-    raw = best(core, 1024, s, False)
-    raw_obs = best(core, 1024, s, True)
-    rows.append(("raw core, B = 1024: `step` + `reset_done`", raw,
-                 f"batched B = 1024 is {batched / raw:.0%} of it"))
-    rows.append(("raw core, B = 1024: `step` + `reset_done` + `observe`", raw_obs,
-                 f"batched B = 1024 is {batched / raw_obs:.0%} of it"))
-    if args.peer:
+    if "gin" in args.games:
+        core(gin, gin.GinConfig(), 64, 0.2, True)  # compile / warm the kernels outside the timings
+        aec_env_hand = best(aec, lambda: gin_rummy_v0.env(episode="hand"), s)
+        rows.append(("Gin: PettingZoo AEC `gin_rummy_v0.env()`, one-hand episodes", aec_env_hand, ""))
+        rows += game_rows(best, s, "Gin", gin_rummy_v0, GinRummyEnv, GinSelfPlay, gin, gin.GinConfig())
+    if "rummy" in args.games:
+        config = rummy.RummyConfig(num_players=4)
+        core(rummy, config, 64, 0.2, True)
+        rows += game_rows(best, s, "Rummy", rummy_v0, RummyEnv, RummySelfPlay, rummy, config, num_players=4)
+    if args.peer and "gin" in args.games:
         p = peer(args.peer, args.peer_seconds, args.peer_script)
         rows.append(("peer: PettingZoo 1.26.1 `gin_rummy_v4` `env()` (RLCard), one-hand episodes",
                      p["steps"], f"AEC `env()` one-hand is {aec_env_hand / p['steps']:.1f}x the peer"))

@@ -113,7 +113,8 @@ default `"game"`), `target` (100), `knock_limit` (10), `gin_bonus` (25), `underc
 
 `reset(seed=s)` deals the same game as every other rummyrl environment seeded with `s`
 (the Gymnasium env, lane 0 of the batched interface). `reset()` without a seed plays the
-next game of the same seed sequence. `options` fix the deal (`envs.gin_options`):
+next game of the same seed sequence. `options` fix the deal (`envs.options`; Gin deck
+positions in `envs.gin_options`):
 `{"deck": [52 card ids or "As 2s ..."], "dealer": 0 | 1}` for the first hand, or
 `{"decks": (H, 52), "dealers": (H,)}` for the first H hands of a game. A bad value raises
 `ValueError`; an unknown key is ignored with a warning (generic tools pass their own).
@@ -146,23 +147,13 @@ a hand ends both hands with melds and lay-offs and the score line; at the end th
 
 from __future__ import annotations
 
-import operator
-
-import numpy as np
-from gymnasium import logger, spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from rummyrl import gin
-
 from .aec_wrappers import standard_wrappers
-from .gin_options import make_config, observation_space, parse_reset_options
+from .card_aec import CardGameAEC
+from .games import GIN
 from .gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE, RewardScheme
-from .render import render_gin
-
-AGENTS = ("player_0", "player_1")
-_ROW0 = np.zeros(1, np.int64)
-_ENV_OPTIONS = ("render_mode", "reward", "hand_points_scale", "game_points_scale", "max_cycles")
 
 
 def env(illegal_reward: float = -1, **kwargs) -> AECEnv:
@@ -172,11 +163,14 @@ def env(illegal_reward: float = -1, **kwargs) -> AECEnv:
     return standard_wrappers(raw_env(**kwargs), illegal_reward=illegal_reward)
 
 
-class raw_env(AECEnv, EzPickle):
-    """Gin Rummy as a PettingZoo AEC environment; see the module docstring."""
+class raw_env(CardGameAEC, EzPickle):
+    """Gin Rummy as a PettingZoo AEC environment; see the module docstring (the loop is
+    ``envs.card_aec.CardGameAEC``)."""
 
     metadata = {"render_modes": ["human", "ansi"], "name": "gin_rummy_v0",
                 "is_parallelizable": False, "render_fps": 1}
+    game = GIN
+    reward_class = RewardScheme
 
     def __init__(self, render_mode: str | None = None, reward: str = "hand_points",
                  hand_points_scale: float = HAND_POINTS_SCALE,
@@ -185,143 +179,4 @@ class raw_env(AECEnv, EzPickle):
         EzPickle.__init__(self, render_mode=render_mode, reward=reward,
                           hand_points_scale=hand_points_scale,
                           game_points_scale=game_points_scale, max_cycles=max_cycles, **rules)
-        super().__init__()
-        where = "gin_rummy_v0"
-        self.config = make_config(rules, where, _ENV_OPTIONS)
-        try:
-            self.reward_scheme = RewardScheme.parse(reward, hand_points_scale, game_points_scale)
-        except ValueError as e:
-            raise ValueError(f"{where}: {e}") from None
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"{where}: render_mode must be one of {self.metadata['render_modes']} "
-                             f"or None, got {render_mode!r}")
-        if max_cycles is not None and (not isinstance(max_cycles, (int, np.integer))
-                                       or isinstance(max_cycles, bool) or max_cycles < 1):
-            raise ValueError(f"{where}: max_cycles must be a positive int or None, got {max_cycles!r}")
-        self.render_mode = render_mode
-        self.max_cycles = max_cycles
-        self._max_actions = 0 if max_cycles is None else int(max_cycles) * len(AGENTS)
-
-        self.possible_agents = list(AGENTS)
-        self._seat = {a: i for i, a in enumerate(AGENTS)}
-        self.observation_spaces = {a: observation_space(self.config) for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(gin.NUM_ACTIONS) for a in AGENTS}
-        self._state: gin.GinState | None = None
-        self._act = np.zeros(1, np.int64)
-        self._step_rewards = np.zeros((1, len(AGENTS)))
-        self._rng = np.random.default_rng()
-        self._hand_ended = False
-        self._rewards_set = False
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
-    # ---------------------------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        decks, dealers, _ = parse_reset_options(options, strict=False)
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        if seed is not None or decks is not None or self._state is None:
-            if seed is None:
-                seed = int(self._rng.integers(2**63))
-            self._state = gin.init(1, seed=seed, config=self.config, decks=decks, dealers=dealers)
-        else:  # the next game of this seed, as a lane of the batched interface plays it
-            gin.reset_done(self._state, _ROW0)
-        self.agents = list(AGENTS)
-        self.rewards = {a: 0.0 for a in AGENTS}
-        self._cumulative_rewards = {a: 0.0 for a in AGENTS}
-        self.terminations = {a: False for a in AGENTS}
-        self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[self._state.current[0]]
-        self._actions = 0
-        self._hand_ended = False
-        self._rewards_set = False
-        if self.render_mode == "human":
-            self.render()
-
-    def observe(self, agent):
-        st = self._state
-        p = self._seat[agent]
-        if p == st.current[0] and not (self.terminations.get(agent, True) or self.truncations.get(agent, True)):
-            return {"observation": gin.observe(st)[0], "action_mask": st.mask[0].astype(np.int8)}
-        return {"observation": gin.observe(st, p)[0], "action_mask": np.zeros(gin.NUM_ACTIONS, np.int8)}
-
-    def step(self, action) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        st = self._state
-        try:
-            self._act[0] = operator.index(action)
-        except (TypeError, OverflowError):
-            raise ValueError(f"{agent} is to act: the action must be an int in 0..{gin.NUM_ACTIONS - 1}, "
-                             f"got {action!r}") from None
-        try:
-            gin.step(st, self._act, inplace=True)
-        except gin.IllegalActionError:
-            raise gin.IllegalActionError(self._illegal_message(agent, int(self._act[0]))) from None
-        self._cumulative_rewards[agent] = 0.0
-        self._actions += 1
-        self._hand_ended = bool(st.hand_ended[0])
-        if self._hand_ended:
-            self._end_of_hand()
-        elif self._rewards_set:
-            self._rewards_set = False
-            for a in AGENTS:
-                self.rewards[a] = 0.0
-                self.infos[a] = {}
-        if st.game_over[0]:
-            done = {a: True for a in AGENTS}
-            if st.truncated[0]:
-                self.truncations = done
-            else:
-                self.terminations = done
-        elif self._max_actions and self._actions >= self._max_actions:
-            self.truncations = {a: True for a in AGENTS}
-        self.agent_selection = AGENTS[st.current[0]]
-        if self._rewards_set:  # rewards arise only when a hand ends; otherwise all are 0
-            self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    def _end_of_hand(self) -> None:
-        st = self._state
-        r = self._step_rewards
-        r[:] = 0.0
-        self.reward_scheme.add(st, r, _ROW0)
-        info = {"hand": gin.hand_info(st, 0)}
-        if st.game_over[0]:
-            info["game"] = gin.game_info(st, 0)
-        for p, a in enumerate(AGENTS):
-            self.rewards[a] = float(r[0, p])
-            self.infos[a] = dict(info)
-        self._rewards_set = True
-
-    def _illegal_message(self, agent: str, action: int) -> str:
-        st = self._state
-        legal = np.flatnonzero(st.mask[0]).tolist()
-        shown = ", ".join(f"{x} ({gin.action_name(x)})" for x in legal)
-        what = gin.action_name(action) if 0 <= action < gin.NUM_ACTIONS else "out of range"
-        return (f"{agent}: action {action} ({what}) is not legal in phase "
-                f"{gin.PHASE_NAMES[st.phase[0]]}; legal: [{shown}]")
-
-    # ---------------------------------------------------------------------------------
-    def render(self):
-        if self.render_mode is None:
-            logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        if self._state is None:
-            raise RuntimeError("gin_rummy_v0: call reset() before render()")
-        text = render_gin(self._state, 0, AGENTS, hand_ended=self._hand_ended)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
-
-    def close(self) -> None:
-        pass
+        super().__init__(render_mode, reward, (hand_points_scale, game_points_scale), max_cycles, rules)

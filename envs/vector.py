@@ -30,12 +30,13 @@ keep. Games are dealt as in every rummyrl env: lane ``b`` of ``reset(seed=s)`` p
 ``b`` of seed ``s`` (lane 0 is the game ``reset(seed=s)`` deals in the PettingZoo and Gymnasium
 envs), and a lane's later games follow from the same seed. The seat bookkeeping
 (:class:`SeatRewards`) and the step loop (:class:`BatchedSelfPlay`) do not depend on Gin Rummy
-or on the number of players; a game plugs in through the ``_core_*`` methods.
+or on the number of players; a game plugs in through the ``_core_*`` methods, which
+:class:`EngineSelfPlay` implements for both rummyrl engines (Rummy: ``envs.rummy_vector``).
 
 Single agent (:class:`GinRummyVectorEnv`): a ``gymnasium.vector.VectorEnv`` in which the
 learner plays one seat of each game and an opponent policy the other, inside the env (one
 batched call per opponent move when the opponent is an ``agents.Agent``; a plain callable is
-called game by game).
+called game by game). Its loop, :class:`OpponentVectorEnv`, serves any number of players.
 """
 
 from __future__ import annotations
@@ -47,12 +48,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from rummyrl import gin
-
-from .gin_options import make_config, observation_space
+from .games import GIN, GameSpec
 from .gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE, RewardScheme
-from .gym_gin import make_opponent, parse_seat, reseed_opponent
-from .render import render_gin
+from .options import check_render_mode, env_options, make_config, parse_seat
+from .rewards import ZeroSumRewards
+from .seat_env import distinct, make_opponents, reseed_opponents
 
 
 # --------------------------------------------------------------------------------------
@@ -235,155 +235,163 @@ class BatchedSelfPlay:
 
 
 # --------------------------------------------------------------------------------------
-# Gin Rummy
+# Self-play over a rummyrl engine
 # --------------------------------------------------------------------------------------
-_SELFPLAY_OPTIONS = ("num_envs", "reward", "hand_points_scale", "game_points_scale", "final_observations")
+class EngineSelfPlay(BatchedSelfPlay):
+    """The ``_core_*`` methods for a rummyrl engine described by a :class:`GameSpec`; a game's
+    class sets ``game`` and ``reward_class`` (:class:`GinSelfPlay`,
+    ``envs.rummy_vector.RummySelfPlay``). ``batch.final`` holds ``winner``, ``margin``,
+    ``total`` and, named after the game's deal, ``<deal>_points`` (points won in deals),
+    ``<deal>s_won`` and ``<deal>s_played``."""
 
-
-class GinSelfPlay(BatchedSelfPlay):
-    """Batched Gin Rummy self-play (see the module docstring). Keyword arguments: ``reward``,
-    ``hand_points_scale``, ``game_points_scale`` (``envs.gin_rewards``),
-    ``final_observations`` and every rule option of ``rummyrl.gin.GinConfig``. Reset options:
-    ``decks`` and ``dealers`` as ``rummyrl.gin.init`` takes them (one deck for all lanes,
-    ``(B, 52)``, or a schedule ``(B, H, 52)``)."""
-
-    num_players = gin.NUM_PLAYERS
-    num_actions = gin.NUM_ACTIONS
-    obs_dim = gin.OBS_DIM
+    game: GameSpec
+    reward_class: type[ZeroSumRewards]
     final_fill = {"winner": -1}
 
-    def __init__(self, num_envs: int, reward: str = "hand_points",
-                 hand_points_scale: float = HAND_POINTS_SCALE,
-                 game_points_scale: float = GAME_POINTS_SCALE,
-                 final_observations: bool = False, **rules):
-        where = "GinSelfPlay"
-        self.config = make_config(rules, where, _SELFPLAY_OPTIONS)
-        try:
-            self.reward_scheme = RewardScheme.parse(reward, hand_points_scale, game_points_scale)
-        except ValueError as e:
-            raise ValueError(f"{where}: {e}") from None
+    def __init__(self, num_envs: int, reward, scales: tuple, final_observations: bool, rules: dict):
+        where = type(self).__name__
+        core = self.game.core
+        self.config = make_config(self.game.config_cls, rules, where, env_options(type(self)))
+        self.reward_scheme = self.reward_class.parse_for(reward, scales, where)
+        self.num_players = self.game.players(self.config)
+        self.num_actions = core.NUM_ACTIONS
+        self.obs_dim = core.OBS_DIM
         super().__init__(num_envs, final_observations)
-        self.single_observation_space = observation_space(self.config)
-        self.single_action_space = spaces.Discrete(gin.NUM_ACTIONS)
+        self.single_observation_space = self.game.observation_space(self.config)
+        self.single_action_space = spaces.Discrete(core.NUM_ACTIONS)
 
     def _final_buffers(self, num_envs):
-        B, P = num_envs, self.num_players
+        B, P, deal = num_envs, self.num_players, self.game.deal
         return {"winner": np.full(B, -1, np.int64), "margin": np.zeros(B, np.int64),
-                "total": np.zeros((B, P), np.int64), "hand_points": np.zeros((B, P), np.int64),
-                "hands_won": np.zeros((B, P), np.int64), "hands_played": np.zeros(B, np.int64)}
+                "total": np.zeros((B, P), np.int64), f"{deal}_points": np.zeros((B, P), np.int64),
+                f"{deal}s_won": np.zeros((B, P), np.int64), f"{deal}s_played": np.zeros(B, np.int64)}
 
     def _core_init(self, seed, options):
         options = dict(options or {})
         unknown = sorted(set(options) - {"decks", "dealers"})
         if unknown:
-            raise ValueError(f"GinSelfPlay: unknown reset option(s) {unknown}; known: ['decks', 'dealers']")
-        self.state = gin.init(self.num_envs, seed=seed, config=self.config,
-                              decks=options.get("decks"), dealers=options.get("dealers"))
+            raise ValueError(f"{type(self).__name__}: unknown reset option(s) {unknown}; known: ['decks', 'dealers']")
+        self.state = self.game.core.init(self.num_envs, seed=seed, config=self.config,
+                                         decks=options.get("decks"), dealers=options.get("dealers"))
 
     def _core_next_games(self, rows):
-        gin.reset_done(self.state, rows)
+        self.game.core.reset_done(self.state, rows)
 
     def _core_step(self, actions):
-        gin.step(self.state, actions, inplace=True)
+        self.game.core.step(self.state, actions, inplace=True)
 
     def _core_observe(self, out, player=None):
-        gin.observe(self.state, player, out=out)
+        self.game.core.observe(self.state, player, out=out)
 
     def _core_rewards(self, out):
-        rows = np.flatnonzero(self.state.hand_ended)
+        rows = np.flatnonzero(self.game.deal_ended(self.state))
         if rows.size:
             out[rows] = 0.0
             self.reward_scheme.add(self.state, out, rows)
         return rows
 
     def _core_final(self, rows):
-        st, f = self.state, self.batch.final
-        res = gin.game_result(st, rows)
+        st, f, deal = self.state, self.batch.final, self.game.deal
+        res = self.game.core.game_result(st, rows)
         f["winner"][rows] = res.winner
         f["margin"][rows] = res.margin
         f["total"][rows] = res.total
-        f["hand_points"][rows] = st.scores[rows]
-        f["hands_won"][rows] = st.hands_won[rows]
-        f["hands_played"][rows] = st.hand_no[rows] + 1
+        f[f"{deal}_points"][rows] = st.scores[rows]
+        f[f"{deal}s_won"][rows] = self.game.deals_won(st)[rows]
+        f[f"{deal}s_played"][rows] = self.game.deals_played(st)[rows]
+
+
+class GinSelfPlay(EngineSelfPlay):
+    """Batched Gin Rummy self-play (see the module docstring). Keyword arguments: ``reward``,
+    ``hand_points_scale``, ``game_points_scale`` (``envs.gin_rewards``),
+    ``final_observations`` and every rule option of ``rummyrl.gin.GinConfig``. Reset options:
+    ``decks`` and ``dealers`` as ``rummyrl.gin.init`` takes them (one deck for all lanes,
+    ``(B, 52)``, or a schedule ``(B, H, 52)``)."""
+
+    game = GIN
+    reward_class = RewardScheme
+
+    def __init__(self, num_envs: int, reward: str = "hand_points",
+                 hand_points_scale: float = HAND_POINTS_SCALE,
+                 game_points_scale: float = GAME_POINTS_SCALE,
+                 final_observations: bool = False, **rules):
+        super().__init__(num_envs, reward, (hand_points_scale, game_points_scale), final_observations, rules)
 
 
 # --------------------------------------------------------------------------------------
-# Single agent: gymnasium.vector.VectorEnv with the opponent inside
+# Single agent: gymnasium.vector.VectorEnv with the opponents inside
 # --------------------------------------------------------------------------------------
-_VECTOR_OPTIONS = ("num_envs", "opponent", "seat", "reward", "hand_points_scale",
-                   "game_points_scale", "final_observations", "render_mode")
 #: opponent moves (all lanes together) in one call before it is taken for a bug
 _MAX_OPPONENT_ROUNDS = 100_000
 
 
-class GinRummyVectorEnv(VectorEnv):
-    """``num_envs`` single-agent Gin Rummy games as a ``gymnasium.vector.VectorEnv``.
+class OpponentVectorEnv(VectorEnv):
+    """``num_envs`` single-agent games as a ``gymnasium.vector.VectorEnv``: the learner plays
+    one seat of each game, opponent policies the others, inside the env. A game's class sets
+    ``game`` and ``reward_class`` (:class:`GinRummyVectorEnv`, ``envs.rummy_vector.RummyVectorEnv``).
 
-    The learner plays one seat per game (``seat=None``: random each episode), ``opponent``
-    the other, as in :class:`envs.gym_gin.GinRummyEnv`, whose arguments it takes. Episodes
-    reset in the same step (``AutoresetMode.SAME_STEP``): where ``terminations | truncations``
-    the returned observation is the next episode's first, and ``infos["final_obs"]`` (dict of
-    ``(B, ...)`` arrays) and ``infos["final_info"]`` (``winner``, ``margin``, ``total``,
-    ``hand_points``, ``hands_played``, ``seat``, each ``(B, ...)``) describe the ended one, rows valid where
-    ``infos["_final_info"]``. ``infos["action_mask"]`` is the learner's mask. An illegal
-    learner action raises ``IllegalActionError`` naming the game.
+    Opponents are given as in ``envs.seat_env`` (one for every other seat, or one per relative
+    seat). The games where an opponent is to act move together, one ``step(..., active=)``
+    of the engine per round of opponent moves; an opponent with an ``act`` method (an
+    ``agents.Agent``) is called once for all its games, a plain callable game by game.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}
+    game: GameSpec
+    reward_class: type[ZeroSumRewards]
 
-    def __init__(self, num_envs: int = 8, opponent="random", seat=None, reward: str = "hand_points",
-                 hand_points_scale: float = HAND_POINTS_SCALE,
-                 game_points_scale: float = GAME_POINTS_SCALE,
-                 final_observations: bool = True, render_mode: str | None = None, **rules):
-        where = "GinRummyVectorEnv"
+    def __init__(self, num_envs: int, opponent, seat, reward, scales: tuple, final_observations: bool,
+                 render_mode: str | None, rules: dict):
+        where = type(self).__name__
+        core = self.game.core
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"{where}: num_envs must be a positive int, got {num_envs!r}")
-        self.config = make_config(rules, where, _VECTOR_OPTIONS)
-        try:
-            self.reward_scheme = RewardScheme.parse(reward, hand_points_scale, game_points_scale)
-        except ValueError as e:
-            raise ValueError(f"{where}: {e}") from None
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"{where}: render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.config = make_config(self.game.config_cls, rules, where, env_options(type(self)))
+        self.reward_scheme = self.reward_class.parse_for(reward, scales, where)
+        check_render_mode(render_mode, self.metadata["render_modes"], where)
         self.num_envs = B = int(num_envs)
-        self.opponent = make_opponent(opponent, where)
-        self._batched_opponent = callable(getattr(self.opponent, "act", None))
-        self.fixed_seat = parse_seat(seat, where)
+        self.num_players = P = self.game.players(self.config)
+        self.opponents = make_opponents(opponent, self.game.name, P, where)
+        # each distinct opponent with the relative seats it plays (1..P-1)
+        self._groups = [(o, np.array([j + 1 for j, x in enumerate(self.opponents) if x is o]),
+                         callable(getattr(o, "act", None))) for o in distinct(self.opponents)]
+        self.fixed_seat = parse_seat(seat, P, where)
         self._seat_now = self.fixed_seat
         self.final_observations = bool(final_observations)
         self.render_mode = render_mode
-        self.single_observation_space = observation_space(self.config)
-        self.single_action_space = spaces.Discrete(gin.NUM_ACTIONS)
+        self.single_observation_space = self.game.observation_space(self.config)
+        self.single_action_space = spaces.Discrete(core.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, B)
         self.action_space = batch_space(self.single_action_space, B)
-        self.state: gin.GinState | None = None
+        self.state = None
         self.seat = np.zeros(B, np.int64)
         self.skipped_episodes = 0
-        self._r = np.zeros((B, gin.NUM_PLAYERS))
+        self._r = np.zeros((B, P))
         self._reward = np.zeros(B)
         self._carry = np.zeros(B)
         self._fresh = np.zeros(B, bool)
-        self._opp_obs = np.empty((B, gin.OBS_DIM), np.float32)
+        self._opp_obs = np.empty((B, core.OBS_DIM), np.float32)
         self._opp_act = np.zeros(B, np.int64)
         self._lanes = np.arange(B)
 
     # ---------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        where, core = type(self).__name__, self.game.core
         options = dict(options or {})
         unknown = sorted(set(options) - {"decks", "dealers", "seat"})
         if unknown:
-            raise ValueError(f"GinRummyVectorEnv: unknown reset option(s) {unknown}; "
-                             "known: ['decks', 'dealers', 'seat']")
+            raise ValueError(f"{where}: unknown reset option(s) {unknown}; known: ['decks', 'dealers', 'seat']")
         # a seat given here holds until the next reset(), for the episodes that autoreset
-        self._seat_now = parse_seat(options["seat"], "reset option") if "seat" in options else self.fixed_seat
+        self._seat_now = (parse_seat(options["seat"], self.num_players, "reset option") if "seat" in options
+                          else self.fixed_seat)
         if seed is not None or "decks" in options or self.state is None:
             game_seed = seed if seed is not None else int(self.np_random.integers(2**63))
-            self.state = gin.init(self.num_envs, seed=game_seed, config=self.config,
-                                  decks=options.get("decks"), dealers=options.get("dealers"))
+            self.state = core.init(self.num_envs, seed=game_seed, config=self.config,
+                                   decks=options.get("decks"), dealers=options.get("dealers"))
         else:
-            gin.reset_done(self.state, self._lanes)
-        reseed_opponent(self.opponent, self.np_random)
+            core.reset_done(self.state, self._lanes)
+        reseed_opponents(self.opponents, self.np_random)
         self._choose_seats(self._lanes)
         self._carry[:] = 0.0
         self._fresh[:] = True
@@ -392,20 +400,20 @@ class GinRummyVectorEnv(VectorEnv):
         return self._observations(), self._infos(done, {})
 
     def step(self, actions):
+        where, core = type(self).__name__, self.game.core
         if self.state is None:
-            raise RuntimeError("GinRummyVectorEnv: call reset() before step()")
+            raise RuntimeError(f"{where}: call reset() before step()")
         st, B = self.state, self.num_envs
         a = np.asarray(actions)
         if a.shape != (B,) or a.dtype.kind not in "iu":
-            raise ValueError(f"GinRummyVectorEnv: actions must be an int array of shape ({B},), "
-                             f"got {a.dtype} {a.shape}")
+            raise ValueError(f"{where}: actions must be an int array of shape ({B},), got {a.dtype} {a.shape}")
         self._reward[:] = self._carry
         self._carry[:] = 0.0
         self._fresh[:] = False
         try:
-            gin.step(st, a, inplace=True)
-        except gin.IllegalActionError as e:
-            raise gin.IllegalActionError(f"GinRummyVectorEnv, learner: {e}") from None
+            core.step(st, a, inplace=True)
+        except core.IllegalActionError as e:
+            raise core.IllegalActionError(f"{where}, learner: {e}") from None
         self._collect()
         done = np.zeros(B, bool)
         terminated, truncated = np.zeros(B, bool), np.zeros(B, bool)
@@ -416,7 +424,7 @@ class GinRummyVectorEnv(VectorEnv):
     # ---------------------------------------------------------------------------------
     def _choose_seats(self, rows: np.ndarray) -> None:
         if self._seat_now is None:
-            self.seat[rows] = self.np_random.integers(0, gin.NUM_PLAYERS, rows.size)
+            self.seat[rows] = self.np_random.integers(0, self.num_players, rows.size)
         else:
             self.seat[rows] = self._seat_now
 
@@ -424,7 +432,7 @@ class GinRummyVectorEnv(VectorEnv):
         """Add the learner's rewards of the last core step; in lanes whose episode began in
         this call they wait for the learner's first step (``_carry``)."""
         st = self.state
-        rows = np.flatnonzero(st.hand_ended)
+        rows = np.flatnonzero(self.game.deal_ended(st))
         if rows.size == 0:
             return
         r = self._r
@@ -436,9 +444,9 @@ class GinRummyVectorEnv(VectorEnv):
         self._carry[rows[fresh]] += gain[fresh]
 
     def _advance(self, done, terminated, truncated, final) -> None:
-        """Reset ended games and let the opponent move until the learner is to act in every
+        """Reset ended games and let the opponents move until the learner is to act in every
         game."""
-        st = self.state
+        st, core, where = self.state, self.game.core, type(self).__name__
         for _ in range(_MAX_OPPONENT_ROUNDS):
             if st.game_over.any():
                 rows = np.flatnonzero(st.game_over)
@@ -451,51 +459,55 @@ class GinRummyVectorEnv(VectorEnv):
                     self._record_final(ended, final)
                 self.skipped_episodes += skipped.size
                 self._carry[skipped] = 0.0
-                gin.reset_done(st, rows)
+                core.reset_done(st, rows)
                 self._choose_seats(rows)
                 self._fresh[rows] = True
             opp = st.current != self.seat
             if not opp.any():
                 return
-            gin.observe(st, out=self._opp_obs)
-            rows = np.flatnonzero(opp)
-            if self._batched_opponent:
-                acts = self.opponent.act(self._opp_obs[rows], st.mask[rows])
-            else:
-                acts = [self.opponent(self._opp_obs[i], st.mask[i].copy()) for i in rows]
+            core.observe(st, out=self._opp_obs)
+            relative = (st.current - self.seat) % self.num_players if len(self._groups) > 1 else None
             self._opp_act[:] = 0
-            self._opp_act[rows] = acts
+            for opponent, seats, batched in self._groups:
+                rows = np.flatnonzero(opp if relative is None else opp & np.isin(relative, seats))
+                if rows.size == 0:
+                    continue
+                if batched:
+                    acts = opponent.act(self._opp_obs[rows], st.mask[rows])
+                else:
+                    acts = [opponent(self._opp_obs[i], st.mask[i].copy()) for i in rows]
+                self._opp_act[rows] = acts
             try:
-                gin.step(st, self._opp_act, inplace=True, active=opp)
-            except gin.IllegalActionError as e:
-                raise gin.IllegalActionError(f"GinRummyVectorEnv, opponent {self.opponent!r}: {e}") from None
+                core.step(st, self._opp_act, inplace=True, active=opp)
+            except core.IllegalActionError as e:
+                raise core.IllegalActionError(f"{where}, opponents {self.opponents!r}: {e}") from None
             self._collect()
-        raise RuntimeError(f"GinRummyVectorEnv: the opponent moved {_MAX_OPPONENT_ROUNDS} times in one step")
+        raise RuntimeError(f"{where}: the opponents moved {_MAX_OPPONENT_ROUNDS} times in one step")
 
     def _record_final(self, rows: np.ndarray, final: dict) -> None:
-        st, B = self.state, self.num_envs
+        st, B, P, core, deal = self.state, self.num_envs, self.num_players, self.game.core, self.game.deal
         if not final:
             final.update(winner=np.full(B, -1, np.int64), margin=np.zeros(B, np.int64),
-                         total=np.zeros((B, gin.NUM_PLAYERS), np.int64),
-                         hand_points=np.zeros((B, gin.NUM_PLAYERS), np.int64),
-                         hands_played=np.zeros(B, np.int64), seat=np.zeros(B, np.int64))
+                         total=np.zeros((B, P), np.int64), **{f"{deal}_points": np.zeros((B, P), np.int64),
+                                                              f"{deal}s_played": np.zeros(B, np.int64)},
+                         seat=np.zeros(B, np.int64))
             if self.final_observations:
-                final["_obs"] = {"observation": np.zeros((B, gin.OBS_DIM), np.float32),
-                                 "action_mask": np.zeros((B, gin.NUM_ACTIONS), np.int8)}
-        res = gin.game_result(st, rows)
+                final["_obs"] = {"observation": np.zeros((B, core.OBS_DIM), np.float32),
+                                 "action_mask": np.zeros((B, core.NUM_ACTIONS), np.int8)}
+        res = core.game_result(st, rows)
         final["winner"][rows] = res.winner
         final["margin"][rows] = res.margin
         final["total"][rows] = res.total
-        final["hand_points"][rows] = st.scores[rows]
-        final["hands_played"][rows] = st.hand_no[rows] + 1
+        final[f"{deal}_points"][rows] = st.scores[rows]
+        final[f"{deal}s_played"][rows] = self.game.deals_played(st)[rows]
         final["seat"][rows] = self.seat[rows]
         if self.final_observations:
-            obs = gin.observe(st, self.seat)
+            obs = core.observe(st, self.seat)
             final["_obs"]["observation"][rows] = obs[rows]
 
     def _observations(self) -> dict:
         st = self.state
-        return {"observation": gin.observe(st, self.seat), "action_mask": st.mask.astype(np.int8)}
+        return {"observation": self.game.core.observe(st, self.seat), "action_mask": st.mask.astype(np.int8)}
 
     def _infos(self, done: np.ndarray, final: dict) -> dict:
         infos = {"action_mask": self.state.mask.astype(np.int8), "seat": self.seat.copy()}
@@ -512,5 +524,30 @@ class GinRummyVectorEnv(VectorEnv):
         if self.render_mode is None:
             return None
         if self.state is None:
-            raise RuntimeError("GinRummyVectorEnv: call reset() before render()")
-        return tuple(render_gin(self.state, b) for b in range(self.num_envs))
+            raise RuntimeError(f"{type(self).__name__}: call reset() before render()")
+        names = tuple(f"player_{p}" for p in range(self.num_players))
+        return tuple(self.game.render(self.state, b, names, None) for b in range(self.num_envs))
+
+
+class GinRummyVectorEnv(OpponentVectorEnv):
+    """``num_envs`` single-agent Gin Rummy games as a ``gymnasium.vector.VectorEnv``.
+
+    The learner plays one seat per game (``seat=None``: random each episode), ``opponent``
+    the other, as in :class:`envs.gym_gin.GinRummyEnv`, whose arguments it takes. Episodes
+    reset in the same step (``AutoresetMode.SAME_STEP``): where ``terminations | truncations``
+    the returned observation is the next episode's first, and ``infos["final_obs"]`` (dict of
+    ``(B, ...)`` arrays) and ``infos["final_info"]`` (``winner``, ``margin``, ``total``,
+    ``hand_points``, ``hands_played``, ``seat``, each ``(B, ...)``) describe the ended one, rows valid where
+    ``infos["_final_info"]``. ``infos["action_mask"]`` is the learner's mask. An illegal
+    learner action raises ``IllegalActionError`` naming the game.
+    """
+
+    game = GIN
+    reward_class = RewardScheme
+
+    def __init__(self, num_envs: int = 8, opponent="random", seat=None, reward: str = "hand_points",
+                 hand_points_scale: float = HAND_POINTS_SCALE,
+                 game_points_scale: float = GAME_POINTS_SCALE,
+                 final_observations: bool = True, render_mode: str | None = None, **rules):
+        super().__init__(num_envs, opponent, seat, reward, (hand_points_scale, game_points_scale),
+                         final_observations, render_mode, rules)
