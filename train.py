@@ -94,8 +94,10 @@ class TrainConfig:
     """Rule options passed to the engine (GinConfig / RummyConfig fields)."""
     episode: str = "game"
     """Training episodes: ``game`` (to the target) or ``hand`` (one hand / round)."""
-    reward: str = "hand_points+game"
-    """Reward scheme of the environments (``hand_points``, ``game``, ``game_points``, joined by +)."""
+    reward: str = "default"
+    """Reward scheme of the environments: ``hand_points`` (Gin) or ``round_points`` (Rummy),
+    ``game``, ``game_points``, joined by ``+``; ``default`` is the deal's points plus the
+    game's result (``hand_points+game`` / ``round_points+game``)."""
     total_steps: float = 20_000_000
     """Environment steps to train for (all seats' actions count)."""
     time_limit_minutes: float = 55.0
@@ -232,8 +234,16 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     need(all(o in ("random", "simple", "expert") for o in cfg.eval.opponents),
          f"eval.opponents must be baselines (random, simple, expert), got {cfg.eval.opponents}")
     need(cfg.torch_threads >= 0, f"torch_threads must be >= 0, got {cfg.torch_threads}")
-    # the rule options are checked by the engine's own config
+    # the rule options are checked by the engine's own config, the reward by the env's parser
     _engine_config(cfg)
+    try:
+        if cfg.game == "gin":
+            from envs.gin_rewards import RewardScheme as Rewards
+        else:
+            from envs.rummy_rewards import RummyRewards as Rewards
+        Rewards.parse(reward_scheme(cfg))
+    except ValueError as e:
+        raise ConfigError(f"reward: {e}") from None
     return cfg
 
 
@@ -289,16 +299,22 @@ def _engine_config(cfg: TrainConfig):
 # ======================================================================================
 # Environments and the opponent pool
 # ======================================================================================
+def reward_scheme(cfg: TrainConfig) -> str:
+    if cfg.reward != "default":
+        return cfg.reward
+    return "hand_points+game" if cfg.game == "gin" else "round_points+game"
+
+
 def make_selfplay(cfg: TrainConfig):
     """The batched self-play interface of the game (all seats; the trainer assigns them)."""
     episode = cfg.episode if cfg.game == "gin" else ("round" if cfg.episode == "hand" else "game")
     if cfg.game == "gin":
         from envs.vector import GinSelfPlay
 
-        return GinSelfPlay(cfg.num_envs, reward=cfg.reward, **{**cfg.rules, "episode": episode})
+        return GinSelfPlay(cfg.num_envs, reward=reward_scheme(cfg), **{**cfg.rules, "episode": episode})
     from envs.rummy_vector import RummySelfPlay
 
-    return RummySelfPlay(cfg.num_envs, reward=cfg.reward,
+    return RummySelfPlay(cfg.num_envs, reward=reward_scheme(cfg),
                          **{**cfg.rules, "episode": episode, "num_players": cfg.num_players})
 
 

@@ -164,7 +164,7 @@ ACTIONS_PER_STOCK_CARD = 10
 
 
 def action_name(action: int) -> str:
-    """``1300`` -> ``"lay off 5h on slot 1"``-style text for an action id."""
+    """``452`` -> ``"lay off 5h on slot 1"``-style text for an action id."""
     a = int(action)
     if a == DRAW_STOCK:
         return "draw_stock"
