@@ -145,3 +145,19 @@ def test_every_shipped_config_loads_and_cli_rejects_bad_keys():
                          timeout=120)
     assert out.returncode == 2
     assert "bogus_key" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_rummy_trains_and_its_checkpoint_plays(tmp_path):
+    cfg = train.load_config(ROOT / "configs" / "rummy.yaml", TINY + ["num_players=3", "num_envs=8"])
+    tr = train.train(cfg, run_dir=tmp_path / "rummy", progress=False)
+    assert tr.updates >= 1 and (tmp_path / "rummy" / "final.pt").is_file()
+    import evaluate
+
+    t = evaluate.run_tournament([str(tmp_path / "rummy" / "final.pt"), "random"], game="rummy", players=3,
+                                games=6, show_progress=False)
+    p = t.pairings[0]
+    assert p.games == 6 and p.wins_a + p.wins_b + p.draws == 6
+    with pytest.raises(ValueError, match="trained for 'rummy'"):
+        from agents import load_agent
+
+        load_agent(str(tmp_path / "rummy" / "final.pt"), game="gin")
