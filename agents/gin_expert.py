@@ -136,6 +136,26 @@ def _min_after_discard(m, forbid_s, forbid_r):
 
 
 @njit(cache=True)
+def _best_loose_discard(m):
+    """Deadwood of hand ``m`` after throwing its highest card in no meld (the usual best
+    discard after a useful draw; the whole hand's solve when every card is in a meld)."""
+    full = _dw(m)
+    three = _three(m)
+    top_value = 0
+    for s in range(NUM_SUITS):
+        loose = m[s] & ~(MELDABLE13[m[s]] | (m[s] & three))
+        while loose:
+            b = loose & -loose
+            loose &= loose - 1
+            v = RANK_VALUE[_BIT_INDEX[b]]
+            if v > top_value:
+                top_value = v
+    if top_value == 0:
+        return _min_after_discard(m, -1, -1)
+    return full - top_value
+
+
+@njit(cache=True)
 def _expected_next(m, unseen):
     """E over unseen cards u of min_d dw(m + u - d), for a 10-card hand ``m``."""
     dw0 = _dw(m)
@@ -172,7 +192,7 @@ def _expected_next(m, unseen):
             n += 1
             if useful & b:
                 m[s] |= b
-                v = _min_after_discard(m, -1, -1)
+                v = _best_loose_discard(m)
                 m[s] &= ~b
             else:
                 v = dw0
