@@ -508,10 +508,8 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro: Rollout, idx: np.
             break
     net.eval()
     out = {k: float(np.mean(v)) for k, v in stats.items()}
-    var = float(np.var(ret))
-    with torch.no_grad():
-        _, v_all = net(obs, prior, mask)
-    out["explained_variance"] = float(1 - np.var(ret - v_all.numpy()) / var) if var > 0 else 0.0
+    var = float(np.var(ret))  # how much of the returns the rollout's values explained
+    out["explained_variance"] = float(1 - np.var(ret - ro.value[idx]) / var) if var > 0 else 0.0
     return out
 
 
