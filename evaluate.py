@@ -363,10 +363,7 @@ def _end_columns(t: Tournament) -> list[str]:
 
 
 def save_chart(t: Tournament, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     k = len(t.agents)
     rate = np.full((k, k), np.nan)
@@ -374,7 +371,8 @@ def save_chart(t: Tournament, path: Path) -> None:
         i, j = t.agents.index(r.a), t.agents.index(r.b)
         rate[i, j] = r.win_rate
         rate[j, i] = r.wins_b / r.games / (1 if t.game == "gin" else t.settings["players"] - 1) if r.games else np.nan
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig = Figure(figsize=(11, 4.5))
+    ax1, ax2 = fig.subplots(1, 2)
     im = ax1.imshow(rate, vmin=0, vmax=1, cmap="RdYlGn")
     ax1.set_xticks(range(k), t.agents, rotation=30, ha="right")
     ax1.set_yticks(range(k), t.agents)
@@ -393,7 +391,6 @@ def save_chart(t: Tournament, path: Path) -> None:
     fig.suptitle(f"{t.game}: {t.settings['games_per_pairing']} {t.unit}s per pairing")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def write_outputs(t: Tournament, out: Path) -> tuple[Path, Path]:

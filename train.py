@@ -166,6 +166,8 @@ def _coerce(value, typ, key: str):
         if isinstance(value, bool):
             return value
         raise ConfigError(f"{key} must be true or false, got {value!r}")
+    if typ in (int, float):
+        value = _number(value)
     if typ is int:
         if isinstance(value, bool):
             raise ConfigError(f"{key} must be an integer, got {value!r}")
@@ -252,6 +254,16 @@ def _parse_value(text: str):
         return yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise ConfigError(f"cannot parse value {text!r}: {e}") from None
+
+
+def _number(value):
+    """YAML reads ``2e6`` as a string; numbers written that way are numbers here."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
 
 
 def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
@@ -475,7 +487,9 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro: Rollout, idx: np.
     mask = torch.from_numpy(ro.mask[idx])
     act = torch.from_numpy(ro.action[idx])
     old_logp = torch.from_numpy(ro.logp[idx])
-    adv_t, ret_t = torch.from_numpy(adv), torch.from_numpy(ret)
+    # advantages normalised once over the rollout (a minibatch may hold a single sample)
+    adv_t = torch.from_numpy((adv - adv.mean()) / (adv.std() + 1e-8))
+    ret_t = torch.from_numpy(ret)
     n = idx.size
     stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
     net.train()
@@ -489,11 +503,13 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro: Rollout, idx: np.
             logp = logp_all.gather(1, act[mb, None]).squeeze(1)
             ratio = torch.exp(logp - old_logp[mb])
             a = adv_t[mb]
-            a = (a - a.mean()) / (a.std() + 1e-8)
             pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             v_loss = 0.5 * (value - ret_t[mb]).pow(2).mean()
             ent = masked_entropy(logits, mask[mb]).mean()
             loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+            if not torch.isfinite(loss):
+                raise FloatingPointError(f"the PPO loss is not finite (policy {pg.item()}, value {v_loss.item()}, "
+                                         f"entropy {ent.item()}): lower the learning rate or check the rewards")
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -875,11 +891,8 @@ def _periodic_eval(tr: Trainer, writer) -> None:
 
 def plot_learning_curve(run_dir: Path, out: Path | None = None) -> Path | None:
     """Win rate against each baseline over training time, read from the TensorBoard logs."""
+    from matplotlib.figure import Figure
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
     acc = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     acc.Reload()
@@ -887,7 +900,8 @@ def plot_learning_curve(run_dir: Path, out: Path | None = None) -> Path | None:
     if not tags or "eval/minutes" not in acc.Tags()["scalars"]:
         return None
     minutes = {e.step: e.value for e in acc.Scalars("eval/minutes")}
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = Figure(figsize=(7, 4))
+    ax = fig.subplots()
     for tag in tags:
         ev = [(minutes.get(e.step, np.nan), e.value) for e in acc.Scalars(tag)]
         ev.sort()
@@ -901,7 +915,6 @@ def plot_learning_curve(run_dir: Path, out: Path | None = None) -> Path | None:
     fig.tight_layout()
     out = out or run_dir / "learning_curve.png"
     fig.savefig(out, dpi=110)
-    plt.close(fig)
     return out
 
 

@@ -161,3 +161,25 @@ def test_rummy_trains_and_its_checkpoint_plays(tmp_path):
         from agents import load_agent
 
         load_agent(str(tmp_path / "rummy" / "final.pt"), game="gin")
+
+
+def test_a_minibatch_of_one_sample_keeps_the_weights_finite(tmp_path):
+    cfg = train.load_config(None, TINY)
+    tr = train.Trainer(cfg, tmp_path)
+    tr.setup()
+    train.collect_rollout(tr, {})
+    idx, adv, ret = tr.rollout.advantages(cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
+    assert idx.size > 2
+    import dataclasses
+
+    one_left = dataclasses.replace(cfg, minibatch_size=idx.size - 1)  # the last minibatch: one sample
+    stats = train.ppo_update(tr.net, tr.opt, tr.rollout, idx, adv, ret, one_left, tr.torch_gen)
+    assert all(np.isfinite(v) for v in stats.values())
+    assert all(torch.isfinite(p).all() for p in tr.net.parameters())
+
+
+def test_numbers_in_scientific_notation_are_numbers():
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy.yaml", ["total_steps=2e6", "learning_rate=3e-4"])
+    assert cfg.total_steps == 2_000_000 and cfg.learning_rate == pytest.approx(3e-4)
+    with pytest.raises(train.ConfigError, match="num_envs"):
+        train.load_config(ROOT / "configs" / "gin_rummy.yaml", ["num_envs=1.5e2x"])
