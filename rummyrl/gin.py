@@ -567,20 +567,28 @@ def _end_hands(s, g, knocker, knock, big_gin, dead, capped):
     points = np.zeros(n, np.int64)
     kind = np.where(dead, END_DEAD, np.where(capped, END_TRUNCATED, END_NONE))
 
+    # one solve for every hand whose melds are needed: the knockers', then the defenders'
+    # (lay-offs need the knocker's melds first), then both hands of dead and capped hands
     i = np.flatnonzero(knock | big_gin)
+    j = np.flatnonzero(~(knock | big_gin))
+    gi, k = g[i], knocker[i]
+    d = 1 - k
+    k_hands, d_hands = s.hands[gi, k], s.hands[gi, d]
+    arr = M.best_melds(np.concatenate([k_hands, s.hands[g[j]].reshape(-1, NUM_CARDS)]))
     if i.size:
-        gi, k = g[i], knocker[i]
-        d = 1 - k
         r = np.arange(i.size)
-        k_arr = M.best_melds(s.hands[gi, k])  # G-8: the knocker's lowest-deadwood melds
-        d_hand = s.hands[gi, d]
-        gin = k_arr.deadwood == 0  # G-7 (a knock with no deadwood is gin)
-        lay = M.layoff(k_arr, d_hand)  # G-9
-        d_own = M.best_melds(d_hand)  # after gin: no lay-offs (G-14)
-        d_dw = np.where(gin, d_own.deadwood, lay.deadwood)
-        d_meld = np.where(gin[:, None], d_own.meld_id, lay.meld_id)
-        laid = lay.laid_off & ~gin[:, None]
+        k_arr = arr.take(slice(0, i.size))  # G-8: the knocker's lowest-deadwood melds
         k_dw = k_arr.deadwood
+        gin = k_dw == 0  # G-7 (a knock with no deadwood is gin)
+        d_dw = np.zeros(i.size, np.int64)
+        d_meld = np.full((i.size, NUM_CARDS), -1, np.int8)
+        laid = np.zeros((i.size, NUM_CARDS), bool)
+        if gin.any():  # after gin: no lay-offs (G-14)
+            own = M.best_melds(d_hands[gin])
+            d_dw[gin], d_meld[gin] = own.deadwood, own.meld_id
+        if (~gin).any():  # G-9: the defender's own melds and lay-offs
+            lay = M.layoff(k_arr.take(~gin), d_hands[~gin])
+            d_dw[~gin], d_meld[~gin], laid[~gin] = lay.deadwood, lay.meld_id, lay.laid_off
         bonus = np.where(big_gin[i], cfg.big_gin_bonus or 0, cfg.gin_bonus)
         undercut = ~gin & (d_dw <= k_dw)  # G-12, G-13 (a tie goes to the defender)
         w = np.where(undercut, d, k)
@@ -594,12 +602,10 @@ def _end_hands(s, g, knocker, knock, big_gin, dead, capped):
         s.last_meld_id[gi, k] = k_arr.meld_id
         s.last_meld_id[gi, d] = d_meld
         s.last_laid_off[gi] = laid
-    j = np.flatnonzero(~(knock | big_gin))
-    if j.size:  # dead or capped: show both hands' best melds, nobody scores
-        gj = g[j]
-        both = M.best_melds(s.hands[gj].reshape(-1, NUM_CARDS))
-        s.last_deadwood[gj] = both.deadwood.reshape(-1, 2)
-        s.last_meld_id[gj] = both.meld_id.reshape(-1, 2, NUM_CARDS)
+    if j.size:  # dead or capped: both hands' best melds are shown, nobody scores
+        both = arr.take(slice(i.size, None))
+        s.last_deadwood[g[j]] = both.deadwood.reshape(-1, 2)
+        s.last_meld_id[g[j]] = both.meld_id.reshape(-1, 2, NUM_CARDS)
 
     s.last_end[g] = kind
     s.last_winner[g] = winner

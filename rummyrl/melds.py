@@ -272,6 +272,10 @@ class Arrangement:
         ids = self.meld_id[b]
         return [np.flatnonzero(ids == j).tolist() for j in range(int(ids.max(initial=-1)) + 1)]
 
+    def take(self, rows) -> "Arrangement":
+        """The arrangements of some hands (a slice or an index array)."""
+        return Arrangement(self.deadwood[rows], self.meld_id[rows], self.set_masks[rows], self.run_masks[rows])
+
 
 def _meld_ids(set_masks: np.ndarray, run_masks: np.ndarray) -> np.ndarray:
     """Number the melds of an arrangement: run blocks by suit and rank, then sets by rank."""
