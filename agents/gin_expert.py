@@ -6,7 +6,8 @@ It keeps the meld arithmetic exact and looks one draw ahead:
   over the cards it has not seen (stock or the opponent's hidden hand), of the best
   deadwood after drawing that card and discarding (``min_d dw(H + u - d)``). A partial
   meld with many live cards completing it lowers ``E``; one whose cards are dead does not.
-* **Discard**: the allowed card ``c`` with the lowest ``E(H - c) + danger * w_danger``.
+* **Discard**: the allowed card ``c`` with the lowest ``E(H - c) + danger * w_danger``
+  (the look-ahead is spent on the ``lookahead`` best cards by deadwood plus danger).
   ``danger`` estimates how likely the opponent can use ``c``: certain when it melds with
   cards the opponent is known to hold (taken from the pile), otherwise the chance that its
   hidden cards complete a set or run with ``c``, discounted when the opponent already
@@ -54,8 +55,9 @@ class ExpertParams:
     """How much the threshold falls per card drawn from the stock."""
     knock_floor: float = 0.0
     """The threshold never falls below this (0: late in a hand, only gin)."""
-    lookahead: int = 4
-    """Discards (the best by deadwood plus danger) that get the one-draw look-ahead."""
+    lookahead: int = 2
+    """Discards (the best by deadwood plus danger) that get the one-draw look-ahead (4 won
+    about 1% more games against simple, for twice the time)."""
 
     def as_array(self) -> np.ndarray:
         return np.array([getattr(self, f.name) for f in fields(self)], np.float64)
