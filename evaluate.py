@@ -41,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import Agent, load_agent
+from envs.options import parse_key_values
 from rummyrl import gin
 
 # --------------------------------------------------------------------------------------
@@ -404,19 +405,6 @@ def write_outputs(t: Tournament, out: Path) -> tuple[Path, Path]:
 # --------------------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------------------
-def _parse_options(items: list[str]) -> dict:
-    opts = {}
-    for it in items:
-        if "=" not in it:
-            raise ValueError(f"--option takes KEY=VALUE, got {it!r}")
-        k, v = it.split("=", 1)
-        try:
-            opts[k] = json.loads(v)
-        except json.JSONDecodeError:
-            opts[k] = v
-    return opts
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Tournaments between rummyrl agents.",
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -434,7 +422,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         t = run_tournament(args.agents, game=args.game, games=args.games, unit=args.unit, players=args.players,
-                           duplicate=not args.no_duplicate, seed=args.seed, options=_parse_options(args.option),
+                           duplicate=not args.no_duplicate, seed=args.seed, options=parse_key_values(args.option),
                            show_progress=not args.quiet)
     except (ValueError, FileNotFoundError, KeyError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e

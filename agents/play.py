@@ -41,7 +41,6 @@ quits cleanly (exit status 0).
 from __future__ import annotations
 
 import argparse
-import json
 import secrets
 import sys
 from dataclasses import dataclass
@@ -49,6 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
+from envs import render
+from envs.options import parse_key_values
 from rummyrl import gin, rummy
 from rummyrl import melds as M
 from rummyrl.cards import NUM_CARDS, VALUE, card_str, parse_card, sort_key
@@ -427,26 +428,7 @@ class GinSession(Session):
 
     def game_end_lines(self) -> list[str]:
         st = self.state
-        info = gin.game_info(st, 0)
-        if info["winner"] < 0:
-            why = ("the hand ended without a winner" if st.config.episode == "hand"
-                   else f"the game was cut off after {info['hands_played']} hands (max_hands)")
-            return [self.rule("Game over"), f"no winner: {why}"]
-        w, lo = info["winner"], 1 - info["winner"]
-        win = "win" if w == self.human else "wins"
-        lines = [self.rule("Game over"),
-                 f"{self.names[w]} {win} {info['total'][w]} to {info['total'][lo]} (margin {info['margin']}, G-19)"]
-        if st.config.episode == "game":
-            for p in (w, lo):
-                items = [f"hand points {info['hand_points'][p]}"]
-                if info["shutout_points"][p]:
-                    items.append(f"shutout doubling +{info['shutout_points'][p]} (G-18)")
-                if info["game_bonus"][p]:
-                    items.append(f"game bonus +{info['game_bonus'][p]} (G-16)")
-                if info["box_bonus"][p]:
-                    items.append(f"box bonus +{info['box_bonus'][p]} for {_n(info['hands_won'][p], 'hand')} won (G-17)")
-                lines.append(f"  {self.names[p]}: " + ", ".join(items) + f" = {info['total'][p]}")
-        return lines
+        return [self.rule("Game over"), *render.gin_game_result_lines(st, 0, self.names, you=self.human)]
 
 
 # --------------------------------------------------------------------------------------
@@ -763,21 +745,6 @@ def play(session: Session, inp=None, out=None) -> int:
 # --------------------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------------------
-def parse_options(items: list[str]) -> dict:
-    """``["target=50", "big_gin_bonus=31"]`` -> ``{"target": 50, "big_gin_bonus": 31}`` (values
-    as JSON where they parse, else strings)."""
-    opts = {}
-    for it in items:
-        if "=" not in it:
-            raise ValueError(f"--option takes KEY=VALUE, got {it!r}")
-        k, v = it.split("=", 1)
-        try:
-            opts[k.strip()] = json.loads(v)
-        except json.JSONDecodeError:
-            opts[k.strip()] = v
-    return opts
-
-
 def opponent_label(spec: str) -> str:
     """A baseline's name, or ``folder/file`` of a checkpoint (as evaluate.py labels them)."""
     p = Path(spec)
@@ -845,7 +812,7 @@ def main(argv=None, inp=None, out=None) -> int:
     out = out if out is not None else sys.stdout
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     try:
-        options = parse_options(args.option)
+        options = parse_key_values(args.option)
         if args.target is not None:
             options["target"] = args.target
         if args.game == "gin" and args.players not in (None, 2):

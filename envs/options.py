@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 import warnings
 
 import numpy as np
@@ -170,3 +171,18 @@ def dict_space(high: np.ndarray, num_actions: int) -> spaces.Dict:
         "observation": spaces.Box(0.0, high, high.shape, np.float32),
         "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
     })
+
+
+def parse_key_values(items: list[str]) -> dict:
+    """Command-line ``--option KEY=VALUE`` items -> a dict; values are read as JSON where
+    they parse (``50``, ``true``, ``null``), else kept as strings."""
+    opts = {}
+    for it in items:
+        if "=" not in it:
+            raise ValueError(f"--option takes KEY=VALUE, got {it!r}")
+        k, v = it.split("=", 1)
+        try:
+            opts[k.strip()] = json.loads(v)
+        except json.JSONDecodeError:
+            opts[k.strip()] = v
+    return opts

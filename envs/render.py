@@ -100,26 +100,34 @@ def _hand_end_lines(state: gin.GinState, b: int, names) -> list[str]:
     return lines
 
 
-def _game_end_lines(state: gin.GinState, b: int, names) -> list[str]:
+def gin_game_result_lines(state: gin.GinState, b: int, names, you: int | None = None) -> list[str]:
+    """The end of a Gin Rummy game: who won by how much, then each player's total with the
+    bonuses itemized (G-16 .. G-19). ``you`` is the seat addressed as "you" (its verb reads
+    "win"), if any."""
     info = gin.game_info(state, b)
     if info["winner"] < 0:
         why = ("the one-hand episode ended without a winner" if state.config.episode == "hand"
                else f"the game was cut off after {info['hands_played']} hands (max_hands)")
-        return [RULE, f"Game over: no winner ({why})"]
-    w, l = info["winner"], 1 - info["winner"]
-    lines = [RULE, f"Game over: {names[w]} wins {info['total'][w]} to {info['total'][l]} "
-                   f"(margin {info['margin']}, G-19)"]
+        return [f"no winner ({why})"]
+    w, lo = info["winner"], 1 - info["winner"]
+    verb = "win" if w == you else "wins"
+    lines = [f"{names[w]} {verb} {info['total'][w]} to {info['total'][lo]} (margin {info['margin']}, G-19)"]
     if state.config.episode == "game":
-        for p in (w, l):
+        for p in (w, lo):
             items = [f"hand points {info['hand_points'][p]}"]
             if info["shutout_points"][p]:
-                items.append(f"shutout doubling +{info['shutout_points'][p]}")
+                items.append(f"shutout doubling +{info['shutout_points'][p]} (G-18)")
             if info["game_bonus"][p]:
-                items.append(f"game bonus +{info['game_bonus'][p]}")
+                items.append(f"game bonus +{info['game_bonus'][p]} (G-16)")
             if info["box_bonus"][p]:
-                items.append(f"box bonus +{info['box_bonus'][p]} ({_won(info['hands_won'][p])})")
+                items.append(f"box bonus +{info['box_bonus'][p]} for {_won(info['hands_won'][p])} (G-17)")
             lines.append(f"  {names[p]}: " + ", ".join(items) + f" = {info['total'][p]}")
     return lines
+
+
+def _game_end_lines(state: gin.GinState, b: int, names) -> list[str]:
+    first, *rest = gin_game_result_lines(state, b, names)
+    return [RULE, f"Game over: {first}", *rest]
 
 
 def _framed(state, b: int, names, deal_ended: bool, deal_end_lines, game_end_lines, table_lines) -> str:
