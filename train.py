@@ -331,7 +331,7 @@ def make_selfplay(cfg: TrainConfig):
 
 
 KINDS = ("self_play", "snapshots", "simple", "expert", "random")
-SELF, SNAPSHOT = 0, 1
+SELF, SNAPSHOT, SIMPLE, EXPERT, RANDOM = range(len(KINDS))
 
 
 class OpponentPool:
@@ -364,17 +364,27 @@ class OpponentPool:
         if len(self.snapshots) > self.cfg.pool_size:
             self.snapshots.pop(0)
 
-    def act(self, kind: np.ndarray, snap: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def act(self, kind: np.ndarray, snap: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+            prior: np.ndarray) -> np.ndarray:
+        """Actions of the opponents; ``prior`` is the expert's preference for the rows of the
+        kinds that use it (snapshots and the expert, see :meth:`uses_prior`), computed by
+        the caller in one pass with the learner's."""
         out = np.zeros(kind.size, np.int64)
         for k in np.unique(kind):
             rows = np.flatnonzero(kind == k)
             if k == SNAPSHOT:
                 for s in np.unique(snap[rows]):
                     r = rows[snap[rows] == s]
-                    out[r] = self.snapshots[min(s, len(self.snapshots) - 1)].act(obs[r], mask[r])
+                    out[r] = self.snapshots[min(s, len(self.snapshots) - 1)].act_with_prior(obs[r], mask[r], prior[r])
+            elif k == EXPERT:
+                out[rows] = prior[rows].argmax(1)  # the expert plays the argmax of its preference
             else:
                 out[rows] = self.baselines[int(k)].act(obs[rows], mask[rows])
         return out
+
+    @staticmethod
+    def uses_prior(kind: np.ndarray) -> np.ndarray:
+        return (kind == SNAPSHOT) | (kind == EXPERT)
 
 
 # ======================================================================================
@@ -687,10 +697,13 @@ def collect_rollout(tr: Trainer, stats: dict) -> int:
         player = batch.player.copy()
         learner = (tr.lane_kind == SELF) | (player == tr.lane_seat)
         actions = np.zeros(cfg.num_envs, np.int64)
+        # the expert's preference, in one pass for every game whose player needs it
+        need = learner | OpponentPool.uses_prior(tr.lane_kind)
+        prior_all = np.zeros(batch.mask.shape, np.float32)
+        prior_all[need] = expert_prior(cfg.game, batch.obs[need], batch.mask[need], cfg.num_players)
         rows = np.flatnonzero(learner)
         if rows.size:
-            obs, mask = batch.obs[rows], batch.mask[rows]
-            prior = expert_prior(cfg.game, obs, mask, cfg.num_players)
+            obs, mask, prior = batch.obs[rows], batch.mask[rows], prior_all[rows]
             with torch.no_grad():
                 logits, value = net(torch.from_numpy(obs), torch.from_numpy(prior), torch.from_numpy(mask))
                 logp_all = torch.log_softmax(logits, 1).numpy()
@@ -700,7 +713,7 @@ def collect_rollout(tr: Trainer, stats: dict) -> int:
         others = np.flatnonzero(~learner)
         if others.size:
             actions[others] = tr.pool.act(tr.lane_kind[others], tr.lane_snap[others],
-                                          batch.obs[others], batch.mask[others])
+                                          batch.obs[others], batch.mask[others], prior_all[others])
         batch = env.step(actions)
         _hand_stats(env, tr, stats)
         ro.credit(batch.rewards, batch.done)

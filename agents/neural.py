@@ -166,12 +166,16 @@ class NeuralAgent(Agent):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
 
-    @torch.no_grad()
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs = np.ascontiguousarray(observations, dtype=np.float32)
         mask = np.ascontiguousarray(action_masks, dtype=bool)
-        prior = expert_prior(self.game, obs, mask, self.net.io.num_players)
-        logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(prior), torch.from_numpy(mask))
+        return self.act_with_prior(obs, mask, expert_prior(self.game, obs, mask, self.net.io.num_players))
+
+    @torch.no_grad()
+    def act_with_prior(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray) -> np.ndarray:
+        """:meth:`act` with the expert's preference (:func:`expert_prior`) already computed."""
+        logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(np.ascontiguousarray(prior)),
+                             torch.from_numpy(np.ascontiguousarray(mask)))
         if self.greedy:
             return logits.argmax(1).numpy()
         return sample_actions(torch.softmax(logits, 1).numpy(), self.rng)
