@@ -34,7 +34,9 @@ def config_from_dict(cls, d: dict, game: str):
 
 
 @njit(cache=True)
-def _first_illegal(act, phase, done_phase, mask, active):
+def first_illegal(act, phase, done_phase, mask, active):
+    """The first game whose action is not legal (games over or inactive are skipped), or -1.
+    The step kernels call it before they change anything."""
     for b in range(act.shape[0]):
         if phase[b] == done_phase or not active[b]:
             continue
@@ -44,31 +46,42 @@ def _first_illegal(act, phase, done_phase, mask, active):
     return -1
 
 
-def checked_actions(state, actions, active, done_phase: int, phase_names, action_name, error):
-    """Validate the ``actions`` and ``active`` arguments of ``step``; returns them as
-    int64 and bool arrays. An illegal action raises ``error`` naming the game, the action,
-    the phase, the player to act and the legal actions."""
-    a = np.asarray(actions)
+def action_lanes(state, actions, active):
+    """The ``actions`` and ``active`` arguments of ``step`` as int64 and bool arrays, after
+    checking their shapes and types (legality is checked by the step kernel)."""
+    a = actions
     B = state.phase.shape[0]
-    if a.shape != (B,) or a.dtype.kind not in "iu":
-        raise ValueError(f"actions must be an integer array of shape ({B},), got {a.dtype} {a.shape}")
-    if a.dtype != np.int64:
+    if type(a) is not np.ndarray or a.dtype != np.int64:
+        a = np.asarray(a)
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an integer array of shape ({B},), got {a.dtype} {a.shape}")
         a = a.astype(np.int64)
-    active = active_lanes(active, B)
-    g = _first_illegal(a, state.phase, done_phase, state.mask, active)
-    if g >= 0:
-        bad = int(a[g])
-        legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(state.mask[g]))
-        name = action_name(bad) if 0 <= bad < state.mask.shape[1] else "out of range"
-        raise error(f"action {bad} ({name}) is not legal in game {g}, phase {phase_names[state.phase[g]]}, "
-                    f"player {int(state.current[g])} to act; legal: [{legal}]")
-    return a, active
+    if a.shape != (B,):
+        raise ValueError(f"actions must be an integer array of shape ({B},), got {a.dtype} {a.shape}")
+    return a, active_lanes(active, B)
+
+
+def illegal_action_error(state, a, g: int, phase_names, action_name, error):
+    """``error`` naming game ``g``, its action, the phase, the player to act and the legal
+    actions."""
+    bad = int(a[g])
+    legal = ", ".join(f"{x} ({action_name(x)})" for x in np.flatnonzero(state.mask[g]))
+    name = action_name(bad) if 0 <= bad < state.mask.shape[1] else "out of range"
+    return error(f"action {bad} ({name}) is not legal in game {g}, phase {phase_names[state.phase[g]]}, "
+                 f"player {int(state.current[g])} to act; legal: [{legal}]")
+
+
+_ALL_ACTIVE: dict[int, np.ndarray] = {}
+_TO_ACT: dict[int, np.ndarray] = {}
 
 
 def active_lanes(active, batch_size: int) -> np.ndarray:
     """The ``active`` argument of ``step``: None (every game) or a ``(B,)`` bool array."""
-    if active is None:
-        return np.ones(batch_size, bool)
+    if active is None:  # one shared all-True array per batch size (the kernels only read it)
+        lanes = _ALL_ACTIVE.get(batch_size)
+        if lanes is None:
+            lanes = _ALL_ACTIVE[batch_size] = np.ones(batch_size, bool)
+        return lanes
     arr = np.asarray(active)
     if arr.shape != (batch_size,) or arr.dtype != bool:
         raise ValueError(f"active must be a bool array of shape ({batch_size},), got {arr.dtype} {arr.shape}")
@@ -78,8 +91,11 @@ def active_lanes(active, batch_size: int) -> np.ndarray:
 def player_array(player, batch_size: int, num_players: int) -> np.ndarray:
     """The ``player`` argument of ``observe``: None (-1: the player to act in each game), a
     seat for every game, or a ``(B,)`` array of seats."""
-    if player is None:
-        return np.full(batch_size, -1, np.int64)
+    if player is None:  # one shared array of -1 per batch size (the kernels only read it)
+        lanes = _TO_ACT.get(batch_size)
+        if lanes is None:
+            lanes = _TO_ACT[batch_size] = np.full(batch_size, -1, np.int64)
+        return lanes
     if isinstance(player, (int, np.integer)) and not isinstance(player, bool):
         if not 0 <= player < num_players:
             raise ValueError(f"player must be a seat 0..{num_players - 1} (or None for the player to act), got {player}")
