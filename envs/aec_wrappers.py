@@ -6,8 +6,11 @@ and the environment loop reads a dozen of them per action. With the three wrappe
 classic environments that costs about 100 µs per action on a 2-core machine: ~9,000 actions
 per second around an environment that does nothing. The subclasses here are the same
 classes (``isinstance`` holds, their ``step``/``observe``/``reset`` logic runs unchanged); they
-only answer those attribute reads from the unwrapped environment in one step, and
-``AssertOutOfBoundsWrapper`` checks a plain ``int`` against a ``Discrete`` space inline.
+only answer those attribute reads from the unwrapped environment in one step, and take the
+common case of each wrapper's ``step``/``observe`` (an environment that has been reset, a live
+agent's legal ``int`` action inside a ``Discrete`` space) without the detours; every other
+case (before ``reset``, an out-of-bounds or illegal action, a finished agent) runs
+PettingZoo's own code.
 """
 
 from __future__ import annotations
@@ -53,6 +56,25 @@ class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrappe
         super().__init__(env, illegal_reward)
         self._set_base(env)
 
+    def observe(self, agent):
+        obs = self.env.observe(agent)
+        base = self._base_env
+        if agent == base.agent_selection:  # the mask the next step is checked against
+            self._prev_obs = obs
+            self._prev_info = base.infos.get(agent, {})
+        return obs
+
+    def step(self, action) -> None:
+        prev, base = self._prev_obs, self._base_env
+        agent = base.agent_selection
+        if (prev is not None and type(action) is int and not self._terminated
+                and not (base.terminations[agent] or base.truncations[agent])
+                and prev["action_mask"][action]):
+            self._prev_obs = self._prev_info = None
+            self.env.step(action)
+        else:
+            super().step(action)
+
 
 class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
     """``pettingzoo.utils.wrappers.AssertOutOfBoundsWrapper`` (an action outside the action
@@ -86,6 +108,18 @@ class OrderEnforcingWrapper(_DirectAttributes, wrappers.OrderEnforcingWrapper):
     def reset(self, seed=None, options=None) -> None:
         self._base_env = self._unwrapped_env
         super().reset(seed=seed, options=options)
+
+    def step(self, action) -> None:
+        if self._has_reset and self._base_env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent):
+        if self._has_reset:
+            return self.env.observe(agent)
+        return super().observe(agent)
 
 
 _NOT_RESET = object()

@@ -479,3 +479,41 @@ def test_maskable_ppo_trains_on_the_gym_env():
         if term or trunc:
             break
     assert term or trunc
+
+
+def _stock_wrapped(**kwargs):
+    """raw_env in PettingZoo's own classic-env wrappers, without envs.aec_wrappers' fast paths."""
+    env = pz_wrappers.TerminateIllegalWrapper(gin_rummy_v0.raw_env(**kwargs), illegal_reward=-1)
+    env = pz_wrappers.AssertOutOfBoundsWrapper(env)
+    return pz_wrappers.OrderEnforcingWrapper(env)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_env_wrappers_match_pettingzoo_wrappers(seed):
+    """env()'s wrappers give the same episode as PettingZoo's stock wrappers, step by step:
+    legal actions, an occasional illegal one (ends the game with the penalty), np.int64
+    actions, and steps without a preceding observe()."""
+    runs = []
+    for make in (lambda: gin_rummy_v0.env(episode="hand"), lambda: _stock_wrapped(episode="hand")):
+        env, rng, trace = make(), np.random.default_rng(seed), []
+        env.reset(seed=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for agent in env.agent_iter(max_iter=400):
+                if rng.random() < 0.7:
+                    obs, reward, term, trunc, _ = env.last()
+                    trace.append((agent, reward, term, trunc, obs["action_mask"].tobytes()))
+                else:
+                    term, trunc = env.terminations[agent], env.truncations[agent]
+                if term or trunc:
+                    action = None
+                elif rng.random() < 0.01:
+                    action = int(rng.integers(gin.NUM_ACTIONS))  # most likely illegal
+                else:
+                    legal = np.flatnonzero(env.unwrapped._state.mask[0])
+                    action = legal[rng.integers(legal.size)]
+                    action = int(action) if rng.random() < 0.5 else np.int64(action)
+                env.step(action)
+        trace.append(dict(env.unwrapped._cumulative_rewards))
+        runs.append(trace)
+    assert runs[0] == runs[1]
