@@ -7,18 +7,28 @@ batch a game is played in, so a game replays identically at any batch size.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .cards import NUM_CARDS
 
 _U64 = np.uint64
 
 
+@njit(cache=True)
+def _mix64_kernel(x, out):
+    for i in range(x.size):
+        z = x[i] + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        out[i] = z ^ (z >> np.uint64(31))
+
+
 def _mix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer over uint64 arrays (wrapping arithmetic)."""
-    x = (x + _U64(0x9E3779B97F4A7C15)).astype(np.uint64)
-    x = (x ^ (x >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> _U64(27))) * _U64(0x94D049BB133111EB)
-    return x ^ (x >> _U64(31))
+    """splitmix64 finalizer over uint64 arrays (wrapping arithmetic), elementwise."""
+    x = np.asarray(x, dtype=np.uint64)
+    out = np.empty(x.shape, np.uint64)
+    _mix64_kernel(np.ascontiguousarray(x).reshape(-1), out.reshape(-1))
+    return out if out.ndim else out[()]
 
 
 def _deal_key(seed, game_no, hand_no):

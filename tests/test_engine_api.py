@@ -66,3 +66,26 @@ def test_observe_a_seat_equals_observe_per_game(eng, kw):
         eng.observe(state, 9)
     with pytest.raises(ValueError, match="out"):
         eng.observe(state, out=np.zeros((8, 3), np.float32))
+
+
+def test_compiled_mix64_matches_numpy_splitmix64():
+    """Deals hash (seed, game, hand) with splitmix64; the compiled version must give the
+    same bits as the plain numpy formula (wrapping uint64 arithmetic), at any shape."""
+    from rummyrl import deals
+
+    u = np.uint64
+
+    def reference(x):
+        x = np.asarray(x, np.uint64) + u(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> u(30))) * u(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> u(27))) * u(0x94D049BB133111EB)
+        return x ^ (x >> u(31))
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2**63, size=(300, 52), dtype=np.int64).astype(np.uint64) * u(3)
+    x[0, :3] = [0, 2**64 - 1, 2**63]
+    with np.errstate(over="ignore"):
+        for v in (x, x.T, x[5], u(7)):
+            got, want = deals._mix64(v), reference(v)
+            assert np.shape(got) == np.shape(want)
+            assert np.array_equal(got, want)
