@@ -55,7 +55,6 @@ after a hand ends in a ``DONE`` state the revealed hands, melds and lay-offs.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,7 +62,8 @@ from numba import njit
 
 from . import melds as M
 from .deals import first_dealer, game_seeds, shuffled_decks
-from .batch import BatchState, checked_actions, config_from_dict, observation_buffer, player_array
+from .batch import (BatchState, action_lanes, config_from_dict, first_illegal, illegal_action_error,
+                    observation_buffer, player_array)
 from .melds import deadwood_one, knock_bits_one, suit_masks_one
 from .cards import NUM_CARDS, NUM_RANKS, card_str, check_deck
 
@@ -463,7 +463,11 @@ _ENDS_NOTHING, _ENDS_KNOCK, _ENDS_BIG_GIN, _ENDS_DEAD, _ENDS_CAPPED = 0, 1, 2, 3
 def _step_kernel(act, hands, deck, stock_top, pile, pile_from, pile_len, known, passed, thrown,
                  phase, current, dealer, taken, must_draw, hand_actions, mask, ends, hand_ended, active,
                  knock_limit, forbid_taken, big_gin, stock_floor, max_actions):
-    """Apply the actions; mark in ``ends`` the games whose hand ended. Returns their count."""
+    """Apply the actions; mark in ``ends`` the games whose hand ended. Returns their count,
+    or -1 - g with nothing changed when the action of game g is not legal."""
+    g = first_illegal(act, phase, PHASE_DONE, mask, active)
+    if g >= 0:
+        return -1 - g
     scratch = np.zeros((2, 4), np.int64)
     n_ended = 0
     for b in range(act.shape[0]):
@@ -533,7 +537,7 @@ def step(state: GinState, actions, inplace: bool = False, active=None) -> GinSta
     Raises :class:`IllegalActionError` naming the action, the phase and the legal actions
     when an action is not legal; nothing is changed then.
     """
-    a, active = checked_actions(state, actions, active, PHASE_DONE, PHASE_NAMES, action_name, IllegalActionError)
+    a, active = action_lanes(state, actions, active)
     B = a.shape[0]
     s = state if inplace else state.copy()
     cfg = s.config
@@ -544,6 +548,8 @@ def step(state: GinState, actions, inplace: bool = False, active=None) -> GinSta
         s.mask, ends, s.hand_ended, active, cfg.knock_limit, cfg.forbid_taken_discard,
         cfg.big_gin_bonus is not None, cfg.stock_floor, cfg.max_actions,
     )
+    if n_ended < 0:
+        raise illegal_action_error(state, a, -1 - n_ended, PHASE_NAMES, action_name, IllegalActionError)
     if n_ended:
         g = np.flatnonzero(ends)
         e = ends[g]
@@ -689,21 +695,21 @@ def game_result(state: GinState, rows: np.ndarray | None = None) -> GameResult:
     cfg = state.config
     sel = slice(None) if rows is None else np.asarray(rows, dtype=np.int64)
     winner, scores, hands_won = state.winner[sel], state.scores[sel], state.hands_won[sel]
-    if cfg.episode == "hand":
-        cfg = dataclasses.replace(cfg, game_bonus=0, box_bonus=0)
+    one_hand = cfg.episode == "hand"
+    bonus, box = (0, 0) if one_hand else (cfg.game_bonus, cfg.box_bonus)
     B = winner.shape[0]
     w = winner.astype(np.int64)
     has = w >= 0
     r = np.arange(B)
     loser = np.where(has, 1 - w, 0)
     hand_points = np.where(has[:, None], scores, 0).astype(np.int64)
-    shutout = has & (hands_won[r, loser] == 0) & (state.config.episode == "game")
+    shutout = has & (hands_won[r, loser] == 0) & (not one_hand)
     win_onehot = np.zeros((B, 2), np.int64)
     win_onehot[r[has], w[has]] = 1
     shutout_points = np.where(shutout[:, None], hand_points * win_onehot, 0)
-    game_bonus = win_onehot * cfg.game_bonus
+    game_bonus = win_onehot * bonus
     eligible = np.ones((B, 2), np.int64) if cfg.loser_box_bonus else win_onehot
-    box_bonus = np.where(has[:, None], eligible * hands_won * cfg.box_bonus, 0)
+    box_bonus = np.where(has[:, None], eligible * hands_won * box, 0)
     total = hand_points + shutout_points + game_bonus + box_bonus
     margin = np.where(has, total[r, np.where(has, w, 1)] - total[r, loser], 0)
     return GameResult(w, hand_points, shutout, shutout_points, game_bonus, box_bonus, total, margin)
@@ -864,17 +870,17 @@ def hand_info(state: GinState, b: int) -> dict:
 
 def game_info(state: GinState, b: int) -> dict:
     """The final totals of game ``b`` with each bonus itemized (G-16 .. G-19)."""
-    r = game_result(state)
+    r = game_result(state, np.array([b]))
     return {
-        "winner": int(r.winner[b]),
+        "winner": int(r.winner[0]),
         "truncated": bool(state.truncated[b]),
         "hands_played": int(state.hand_no[b]) + 1,
         "hands_won": [int(x) for x in state.hands_won[b]],
-        "hand_points": [int(x) for x in r.hand_points[b]],
-        "shutout": bool(r.shutout[b]),
-        "shutout_points": [int(x) for x in r.shutout_points[b]],
-        "game_bonus": [int(x) for x in r.game_bonus[b]],
-        "box_bonus": [int(x) for x in r.box_bonus[b]],
-        "total": [int(x) for x in r.total[b]],
-        "margin": int(r.margin[b]),
+        "hand_points": [int(x) for x in r.hand_points[0]],
+        "shutout": bool(r.shutout[0]),
+        "shutout_points": [int(x) for x in r.shutout_points[0]],
+        "game_bonus": [int(x) for x in r.game_bonus[0]],
+        "box_bonus": [int(x) for x in r.box_bonus[0]],
+        "total": [int(x) for x in r.total[0]],
+        "margin": int(r.margin[0]),
     }

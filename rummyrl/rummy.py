@@ -136,7 +136,8 @@ from numba import njit
 from . import melds as M
 from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, VALUE, card_str, cards_str, check_deck
 from .deals import first_dealer, game_seeds, shuffled_decks
-from .batch import BatchState, checked_actions, config_from_dict, observation_buffer, player_array
+from .batch import (BatchState, action_lanes, config_from_dict, first_illegal, illegal_action_error,
+                    observation_buffer, player_array)
 
 # --------------------------------------------------------------------------------------
 # Constants
@@ -607,7 +608,11 @@ def _step_kernel(act, hands, hand_size, stock, stock_pos, stock_len, passes, las
                  last_table_by, last_laid_off, last_slot_owner,
                  stock_passes, forbid_taken, max_actions, one_round, target, max_rounds):
     """Apply the actions; score ended rounds; set ``next_round`` where a new round must be
-    dealt. Returns how many games need one."""
+    dealt. Returns how many games need one, or -1 - g with nothing changed when the action of
+    game g is not legal."""
+    g = first_illegal(act, phase, PHASE_DONE, mask, active)
+    if g >= 0:
+        return -1 - g
     P = hands.shape[1]
     n_next = 0
     for b in range(act.shape[0]):
@@ -888,7 +893,7 @@ def step(state: RummyState, actions, inplace: bool = False, active=None) -> Rumm
     Raises :class:`IllegalActionError` naming the action, the phase and the legal actions
     when an action is not legal; nothing is changed then.
     """
-    a, active = checked_actions(state, actions, active, PHASE_DONE, PHASE_NAMES, action_name, IllegalActionError)
+    a, active = action_lanes(state, actions, active)
     B = a.shape[0]
     s = state if inplace else state.copy()
     cfg = s.config
@@ -904,6 +909,8 @@ def step(state: RummyState, actions, inplace: bool = False, active=None) -> Rumm
         cfg.stock_passes, cfg.forbid_taken_discard, cfg.action_cap, cfg.episode == "round",
         cfg.target, cfg.max_rounds,
     )
+    if n_next < 0:
+        raise illegal_action_error(state, a, -1 - n_next, PHASE_NAMES, action_name, IllegalActionError)
     if n_next:
         g = np.flatnonzero(next_round)
         s.round_no[g] += 1
