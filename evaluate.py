@@ -21,7 +21,9 @@ Report
 Per pairing: games, wins, the win rate with its 95% Wilson interval, draws (games cut off
 by a cap), mean points per hand and per game of each side, and how hands ended per
 agent (knock, gin, undercut, dead; in Rummy out, draw). Across agents: Bradley-Terry
-ratings on the Elo scale (400 points = 10:1 odds) with their standard errors. The table
+ratings on the Elo scale (400 points = 10:1 odds) with their standard errors; in Rummy the
+lone agent's chance against P - 1 copies is s_A / (s_A + (P - 1) s_B) (Luce's choice
+model), so two equal agents get equal ratings at a 1/P win rate. The table
 goes to the terminal, every figure to ``OUT/results.json``, a chart to ``OUT/results.png``.
 """
 
@@ -61,32 +63,44 @@ def wilson_interval(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def bradley_terry(wins: np.ndarray, iters: int = 200) -> tuple[np.ndarray, np.ndarray]:
+def bradley_terry(wins: np.ndarray, iters: int = 200, offset: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """Bradley-Terry ratings from a matrix ``wins[i, j]`` (times i beat j; draws may be
     entered as halves). Returns Elo-scale ratings (mean 0) and their standard errors
     (from the inverse Fisher information under the mean-zero constraint).
+
+    ``offset[i, j]`` (antisymmetric, default 0) is a known log-odds term of those games:
+    P(i beats j) = 1 / (1 + exp(theta_j - theta_i - offset[i, j])). A lone agent against
+    ``m`` copies of another (Rummy) has ``offset = -log(m)``: Luce's choice model, where
+    it wins with probability s_i / (s_i + m s_j), so equal strengths win 1 game in m + 1.
 
     A weak prior (one draw against a virtual average player) keeps ratings finite when an
     agent won or lost every game.
     """
     w = np.asarray(wins, dtype=float)
     k = w.shape[0]
+    o = np.zeros((k, k)) if offset is None else np.asarray(offset, dtype=float)
+    if o.shape != (k, k) or not np.allclose(o, -o.T):
+        raise ValueError(f"offset must be an antisymmetric ({k}, {k}) matrix")
     n = w + w.T
     theta = np.zeros(k)
     prior = 1.0
-    for _ in range(iters):  # Newton steps on the log-likelihood with the prior
-        p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))  # P(i beats j)
+
+    def probabilities(theta):
+        p = 1 / (1 + np.exp(theta[None, :] - theta[:, None] - o))  # P(i beats j)
         p0 = 1 / (1 + np.exp(-theta))  # against the virtual player at 0
-        grad = (w - n * p).sum(1) + prior * (0.5 - p0) * 2
         info = np.diag((n * p * (1 - p)).sum(1) + 2 * prior * p0 * (1 - p0)) - n * p * (1 - p)
+        return p, p0, info
+
+    for _ in range(iters):  # Newton steps on the log-likelihood with the prior
+        p, p0, info = probabilities(theta)
+        grad = (w - n * p).sum(1) + prior * (0.5 - p0) * 2
         step = np.linalg.solve(info, grad)
         theta += step
         if np.abs(step).max() < 1e-10:
             break
     theta -= theta.mean()
-    p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))
-    p0 = 1 / (1 + np.exp(-theta))
-    info = np.diag((n * p * (1 - p)).sum(1) + 2 * prior * p0 * (1 - p0)) - n * p * (1 - p)
+    _, _, info = probabilities(theta)
     proj = np.eye(k) - 1.0 / k  # the mean-zero constraint removes the common shift
     cov = proj @ np.linalg.inv(info) @ proj
     scale = 400 / math.log(10)
@@ -307,10 +321,12 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
     if bar is not None:
         bar.close()
     wins = np.zeros((len(specs), len(specs)))
+    offset = np.zeros_like(wins)  # the lone agent A against players - 1 copies of B
     for (i, j), r in zip(pairs, results):
         wins[i, j] += r.wins_a + r.draws / 2
         wins[j, i] += r.wins_b + r.draws / 2
-    rating, se = bradley_terry(wins)
+        offset[i, j], offset[j, i] = -math.log(spec.num_players - 1), math.log(spec.num_players - 1)
+    rating, se = bradley_terry(wins, offset=offset)
     ratings = {s: {"elo": float(rating[k]), "se": float(se[k])} for k, s in enumerate(labels)}
     settings = {"games_per_pairing": games, "players": spec.num_players, "duplicate": duplicate,
                 "seed": seed, "options": options or {}, "config": dataclasses.asdict(spec.config)}

@@ -57,6 +57,21 @@ def test_bradley_terry_two_agents_matches_the_log_odds():
     assert se[0] == pytest.approx(expect, rel=0.05)
 
 
+def test_bradley_terry_one_against_three_copies():
+    """4-player Rummy pairings (A alone against three copies of B): equal strengths win
+    1 game in 4 and get equal ratings; winning 40% means s_A / s_B = 3 * 0.4 / 0.6 = 2,
+    400 * log10(2) = 120.4 Elo apart. Without the offset the 25% agent would look weak."""
+    offset = np.array([[0.0, -math.log(3)], [math.log(3), 0.0]])
+    even, _ = evaluate.bradley_terry(np.array([[0, 25_000], [75_000, 0]]), offset=offset)
+    assert even[0] - even[1] == pytest.approx(0.0, abs=0.5)
+    strong, _ = evaluate.bradley_terry(np.array([[0, 40_000], [60_000, 0]]), offset=offset)
+    assert strong[0] - strong[1] == pytest.approx(400 * math.log10(2), abs=0.5)
+    naive, _ = evaluate.bradley_terry(np.array([[0, 40_000], [60_000, 0]]))
+    assert naive[0] < naive[1]
+    with pytest.raises(ValueError, match="antisymmetric"):
+        evaluate.bradley_terry(np.zeros((2, 2)), offset=np.ones((2, 2)))
+
+
 def test_bradley_terry_stays_finite_for_a_clean_sweep():
     rating, se = evaluate.bradley_terry(np.array([[0, 400], [0, 0]]))
     assert np.isfinite(rating).all() and np.isfinite(se).all() and rating[0] > rating[1]
