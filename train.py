@@ -902,8 +902,9 @@ def _periodic_eval(tr: Trainer, writer) -> None:
     writer.flush()
 
 
-def plot_learning_curve(run_dir: Path, out: Path | None = None) -> Path | None:
-    """Win rate against each baseline over training time, read from the TensorBoard logs."""
+def plot_learning_curve(run_dir: Path, out: Path | None = None, players: int = 2) -> Path | None:
+    """Win rate against each baseline over training time, read from the TensorBoard logs;
+    a dashed line at chance, 1 / ``players``."""
     from matplotlib.figure import Figure
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -919,7 +920,7 @@ def plot_learning_curve(run_dir: Path, out: Path | None = None) -> Path | None:
         ev = [(minutes.get(e.step, np.nan), e.value) for e in acc.Scalars(tag)]
         ev.sort()
         ax.plot([m for m, _ in ev], [v for _, v in ev], marker="o", label=tag.split("_vs_")[1])
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.axhline(1 / players, color="grey", lw=0.8, ls="--", label="chance")
     ax.set_xlabel("training minutes")
     ax.set_ylabel("win rate (games to the target)")
     ax.set_ylim(0, 1)
@@ -946,7 +947,7 @@ def final_report(tr: Trainer, games: int | None = None) -> None:
     t = evaluate_policy(net, cfg, games, FINAL_EVAL_SEED, opponents=cfg.eval.opponents)
     print(evaluate.format_table(t))
     jpath, ppath = evaluate.write_outputs(t, tr.run_dir / "eval")
-    curve = plot_learning_curve(tr.run_dir)
+    curve = plot_learning_curve(tr.run_dir, players=cfg.num_players)
     print(f"\nwrote {jpath}, {ppath}" + (f" and {curve}" if curve else ""))
 
 
