@@ -23,6 +23,7 @@ from envs.vector import GinSelfPlay
 from rummyrl import gin
 from rummyrl.cards import card_str, parse_cards
 
+from env_checks import assert_same_game_everywhere, random_legal
 from gin_deals import KNOCK_ACTIONS, KNOCK_DECK, KNOCK_POINTS
 
 P0, P1 = "player_0", "player_1"
@@ -33,11 +34,6 @@ def knock_env(**kwargs):
     env = gin_rummy_v0.raw_env(**kwargs)
     env.reset(seed=0, options={"deck": KNOCK_DECK, "dealer": 1})
     return env
-
-
-def random_legal(mask, rng) -> int:
-    legal = np.flatnonzero(mask)
-    return int(legal[int(rng.random() * legal.size)])
 
 
 # --------------------------------------------------------------------------------------
@@ -248,29 +244,8 @@ def test_seeded_resets_replay_and_unseeded_reset_moves_on():
 def test_same_game_in_every_wrapper():
     """reset(seed=s) deals the same game in the AEC env, the Gymnasium env and lane 0 of
     the batched interface; the same actions give the same observations."""
-    seed = 21
-    aec = gin_rummy_v0.raw_env()
-    aec.reset(seed=seed)
-    first = int(aec.agent_selection[-1])
-    sp = GinSelfPlay(3)
-    batch = sp.reset(seed=seed)
-    gym_env = GinRummyEnv(seat=first)
-    gym_obs, _ = gym_env.reset(seed=seed)
-    assert batch.player[0] == first
-    aec_obs = aec.observe(aec.agent_selection)
-    assert np.array_equal(aec_obs["observation"], batch.obs[0])
-    assert np.array_equal(aec_obs["observation"], gym_obs["observation"])
-    rng = np.random.default_rng(0)
-    for _ in range(60):
-        a = random_legal(aec_obs["action_mask"], rng)
-        acts = np.array([a, *(random_legal(m, rng) for m in batch.mask[1:])])
-        aec.step(a)
-        batch = sp.step(acts)
-        if aec.terminations[aec.agent_selection]:
-            break
-        aec_obs = aec.observe(aec.agent_selection)
-        assert aec.agent_selection == f"player_{batch.player[0]}"
-        assert np.array_equal(aec_obs["observation"], batch.obs[0])
+    assert_same_game_everywhere(gin_rummy_v0.raw_env(), GinSelfPlay(3), lambda seat: GinRummyEnv(seat=seat),
+                                seed=21, steps=60)
 
 
 def test_bad_options_raise_value_errors_naming_them():

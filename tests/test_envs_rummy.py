@@ -29,6 +29,7 @@ from rummyrl import rummy
 from rummyrl.cards import VALUE, card_str, parse_cards
 from rummyrl.random_play import random_actions
 
+from env_checks import assert_same_game_everywhere, random_legal
 from rummy_deals import (DEALER, OUT_ACTIONS, OUT_DECK, OUT_POINTS, OUT_VALUES, QUICK_ACTIONS, QUICK_DECK,
                          QUICK_VALUES)
 
@@ -49,11 +50,6 @@ def play_out(env):
     for seat, action in OUT_ACTIONS:
         assert env.agent_selection == f"player_{seat}"
         env.step(action)
-
-
-def random_legal(mask, rng) -> int:
-    legal = np.flatnonzero(mask)
-    return int(legal[int(rng.random() * legal.size)])
 
 
 class Scripted:
@@ -285,28 +281,9 @@ def test_seeded_resets_replay_and_unseeded_reset_moves_on():
 def test_same_game_in_every_wrapper():
     """reset(seed=s) deals the same game in the AEC env, the Gymnasium env and lane 0 of the
     batched interface; the same actions give the same observations."""
-    seed, P = 21, 3
-    aec = rummy_v0.raw_env(num_players=P)
-    aec.reset(seed=seed)
-    first = int(aec.agent_selection[-1])
-    sp = RummySelfPlay(3, num_players=P)
-    batch = sp.reset(seed=seed)
-    gym_obs, _ = RummyEnv(seat=first, num_players=P).reset(seed=seed)
-    assert batch.player[0] == first
-    aec_obs = aec.observe(aec.agent_selection)
-    assert np.array_equal(aec_obs["observation"], batch.obs[0])
-    assert np.array_equal(aec_obs["observation"], gym_obs["observation"])
-    rng = np.random.default_rng(0)
-    for _ in range(150):
-        a = random_legal(aec_obs["action_mask"], rng)
-        acts = np.array([a, *(random_legal(m, rng) for m in batch.mask[1:])])
-        aec.step(a)
-        batch = sp.step(acts)
-        if aec.terminations[aec.agent_selection]:
-            break
-        aec_obs = aec.observe(aec.agent_selection)
-        assert aec.agent_selection == f"player_{batch.player[0]}"
-        assert np.array_equal(aec_obs["observation"], batch.obs[0])
+    P = 3
+    assert_same_game_everywhere(rummy_v0.raw_env(num_players=P), RummySelfPlay(3, num_players=P),
+                                lambda seat: RummyEnv(seat=seat, num_players=P), seed=21, steps=150)
 
 
 def test_bad_options_raise_value_errors_naming_them():
