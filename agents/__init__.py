@@ -1,6 +1,6 @@
 """Agents for both games: rule-based baselines and trained policies, loadable by name.
 
-    from agents import load_agent
+    from rummyrl.agents import load_agent
     agent = load_agent("random", game="gin", seed=0)
 """
 

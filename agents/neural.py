@@ -1,9 +1,9 @@
 """Trained agents: the actor-critic network, its inputs, and checkpoints.
 
 The network (:class:`PolicyNet`) maps a game's flat observation to masked action logits
-and a value. Following what is known to work for Gin Rummy (shared/TRAINING.md), the
-meld arithmetic stays code: the rule-based expert's preference over actions is both an
-input and a *prior* on the logits,
+and a value. Published Gin Rummy agents that beat rule-based players keep the meld
+arithmetic as code (PPO on raw card planes alone stays far below them), so here the
+rule-based expert's preference over actions is both an input and a *prior* on the logits,
 
     logits = prior_scale * expert_preference + head(trunk(observation, preference))
 
@@ -14,7 +14,7 @@ the entropy NaN), so they have probability zero and no entropy.
 
 Checkpoints are written by ``train.py`` with :func:`save_checkpoint` and read back with
 :func:`load_checkpoint`; :func:`load_agent_from_checkpoint` turns one into an
-:class:`~agents.base.Agent` for evaluate.py, the environments' opponents and play.
+:class:`~rummyrl.agents.base.Agent` for evaluate.py, the environments' opponents and play.
 """
 
 from __future__ import annotations

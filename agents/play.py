@@ -1,8 +1,8 @@
 """Play Gin Rummy or Rummy against an agent in the terminal.
 
-    python -m agents.play --game gin --opponent expert
-    python -m agents.play --game gin --opponent runs/gin_rummy/best.pt --target 50
-    python -m agents.play --game rummy --opponent simple --players 4
+    python -m rummyrl.agents.play --game gin --opponent expert
+    python -m rummyrl.agents.play --game gin --opponent runs/gin_rummy/best.pt --target 50
+    python -m rummyrl.agents.play --game rummy --opponent simple --players 4
 
 You hold seat 0 (``--seat``); every other seat is played by ``--opponent``: a baseline
 (``random``, ``simple``, ``expert``) or a checkpoint path (in Rummy each opponent seat is
@@ -48,8 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from envs import render
-from envs.options import parse_key_values
+from rummyrl.envs import render
+from rummyrl.envs.options import parse_key_values
 from rummyrl import gin, rummy
 from rummyrl import melds as M
 from rummyrl.cards import NUM_CARDS, VALUE, card_str, parse_card, sort_key
@@ -796,7 +796,7 @@ def make_session(game: str, opponent: str | Agent = "simple", seat: int = 0, pla
 
 
 def main(argv=None, inp=None, out=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m agents.play", description="Play against a rummyrl agent.",
+    ap = argparse.ArgumentParser(prog="python -m rummyrl.agents.play", description="Play against a rummyrl agent.",
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
     ap.add_argument("--opponent", default="expert",

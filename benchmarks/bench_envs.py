@@ -11,13 +11,13 @@ Random legal actions: one uniform pick among the mask's legal actions (the AEC a
 loops pick in Python as a user's loop would; the batched rows use ``random_play.random_actions``
 for the whole batch). Each row is the best of ``--repeat`` runs of ``--seconds``.
 
-``--peer PYTHON`` also runs ``../shared/peers/pettingzoo_gin_speed.py`` (PettingZoo 1.26.1's
+``--peer PYTHON`` also runs ``benchmarks/peers/pettingzoo_gin_speed.py`` (PettingZoo 1.26.1's
 ``gin_rummy_v4`` on RLCard, one-hand episodes) with that interpreter, in this same run, and
 adds its line and the AEC env's speed relative to it. The peer's runs and the one-hand AEC
 runs alternate (``--repeat`` of each, best of each), so a slow spell of a shared machine
 falls on both. Numba loads its compiled kernels on first use (about a second per process);
 that happens before the timings. Make the interpreter with
-``PY=$(bash ../shared/peers/setup.sh)``.
+``PY=$(bash benchmarks/peers/setup.sh)``.
 """
 
 from __future__ import annotations
@@ -31,17 +31,15 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from rummyrl import gin, rummy
+from rummyrl.envs import gin_rummy_v0, rummy_v0
+from rummyrl.envs.gym_gin import GinRummyEnv
+from rummyrl.envs.gym_rummy import RummyEnv
+from rummyrl.envs.rummy_vector import RummySelfPlay
+from rummyrl.envs.vector import GinSelfPlay
+from rummyrl.random_play import random_actions
 
-from envs import gin_rummy_v0, rummy_v0  # noqa: E402
-from envs.gym_gin import GinRummyEnv  # noqa: E402
-from envs.gym_rummy import RummyEnv  # noqa: E402
-from envs.rummy_vector import RummySelfPlay  # noqa: E402
-from envs.vector import GinSelfPlay  # noqa: E402
-from rummyrl import gin, rummy  # noqa: E402
-from rummyrl.random_play import random_actions  # noqa: E402
-
-PEER_SCRIPT = Path(__file__).resolve().parents[2] / "shared" / "peers" / "pettingzoo_gin_speed.py"
+PEER_SCRIPT = Path(__file__).resolve().parent / "peers" / "pettingzoo_gin_speed.py"
 
 
 def _timed(run, seconds: float) -> float:
@@ -76,7 +74,7 @@ def aec(make, seconds: float) -> float:
 
 def gym_env(env_cls, seconds: float, **kwargs) -> tuple[float, float]:
     """(learner steps/s, all actions/s: the learner's and the random opponents')."""
-    from agents import load_agent
+    from rummyrl.agents import load_agent
 
     agent = load_agent("random", game=env_cls.game.name, seed=0)
     opponent_moves = [0]

@@ -1,11 +1,11 @@
 """Environments over the rummyrl engines: PettingZoo, Gymnasium and batched self-play.
 
-    from envs import gin_rummy_v0, rummy_v0  # PettingZoo AEC: env(), raw_env()
+    from rummyrl.envs import gin_rummy_v0, rummy_v0  # PettingZoo AEC: env(), raw_env()
     import gymnasium, envs
     env = gymnasium.make("rummyrl/GinRummy-v0", opponent="random")   # one seat vs an opponent
     env = gymnasium.make("rummyrl/Rummy-v0", num_players=4, opponent="simple")
-    from envs.vector import GinSelfPlay, GinRummyVectorEnv          # batched, for training
-    from envs.rummy_vector import RummySelfPlay, RummyVectorEnv
+    from rummyrl.envs.vector import GinSelfPlay, GinRummyVectorEnv          # batched, for training
+    from rummyrl.envs.rummy_vector import RummySelfPlay, RummyVectorEnv
 
 Importing ``envs`` registers the Gymnasium ids and nothing else: the modules load on first
 use (the registration imports neither torch nor the game engines).
@@ -17,39 +17,39 @@ import importlib
 
 import gymnasium
 
-#: Gymnasium id of the single-agent Gin Rummy environment (``envs.gym_gin.GinRummyEnv``)
+#: Gymnasium id of the single-agent Gin Rummy environment (``rummyrl.envs.gym_gin.GinRummyEnv``)
 GIN_ENV_ID = "rummyrl/GinRummy-v0"
-#: Gymnasium id of the single-agent Rummy environment (``envs.gym_rummy.RummyEnv``)
+#: Gymnasium id of the single-agent Rummy environment (``rummyrl.envs.gym_rummy.RummyEnv``)
 RUMMY_ENV_ID = "rummyrl/Rummy-v0"
 
 if GIN_ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=GIN_ENV_ID, entry_point="envs.gym_gin:GinRummyEnv",
-                       vector_entry_point="envs.vector:GinRummyVectorEnv")
+    gymnasium.register(id=GIN_ENV_ID, entry_point="rummyrl.envs.gym_gin:GinRummyEnv",
+                       vector_entry_point="rummyrl.envs.vector:GinRummyVectorEnv")
 if RUMMY_ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=RUMMY_ENV_ID, entry_point="envs.gym_rummy:RummyEnv",
-                       vector_entry_point="envs.rummy_vector:RummyVectorEnv")
+    gymnasium.register(id=RUMMY_ENV_ID, entry_point="rummyrl.envs.gym_rummy:RummyEnv",
+                       vector_entry_point="rummyrl.envs.rummy_vector:RummyVectorEnv")
 
 _LAZY = {
-    "gin_rummy_v0": ("envs.gin_rummy_v0", None),
-    "rummy_v0": ("envs.rummy_v0", None),
-    "gym_gin": ("envs.gym_gin", None),
-    "gym_rummy": ("envs.gym_rummy", None),
-    "vector": ("envs.vector", None),
-    "rummy_vector": ("envs.rummy_vector", None),
-    "render": ("envs.render", None),
-    "GinRummyEnv": ("envs.gym_gin", "GinRummyEnv"),
-    "RummyEnv": ("envs.gym_rummy", "RummyEnv"),
-    "GinSelfPlay": ("envs.vector", "GinSelfPlay"),
-    "GinRummyVectorEnv": ("envs.vector", "GinRummyVectorEnv"),
-    "RummySelfPlay": ("envs.rummy_vector", "RummySelfPlay"),
-    "RummyVectorEnv": ("envs.rummy_vector", "RummyVectorEnv"),
-    "SeatRewards": ("envs.vector", "SeatRewards"),
+    "gin_rummy_v0": ("rummyrl.envs.gin_rummy_v0", None),
+    "rummy_v0": ("rummyrl.envs.rummy_v0", None),
+    "gym_gin": ("rummyrl.envs.gym_gin", None),
+    "gym_rummy": ("rummyrl.envs.gym_rummy", None),
+    "vector": ("rummyrl.envs.vector", None),
+    "rummy_vector": ("rummyrl.envs.rummy_vector", None),
+    "render": ("rummyrl.envs.render", None),
+    "GinRummyEnv": ("rummyrl.envs.gym_gin", "GinRummyEnv"),
+    "RummyEnv": ("rummyrl.envs.gym_rummy", "RummyEnv"),
+    "GinSelfPlay": ("rummyrl.envs.vector", "GinSelfPlay"),
+    "GinRummyVectorEnv": ("rummyrl.envs.vector", "GinRummyVectorEnv"),
+    "RummySelfPlay": ("rummyrl.envs.rummy_vector", "RummySelfPlay"),
+    "RummyVectorEnv": ("rummyrl.envs.rummy_vector", "RummyVectorEnv"),
+    "SeatRewards": ("rummyrl.envs.vector", "SeatRewards"),
 }
 
 
 def __getattr__(name):
     if name not in _LAZY:
-        raise AttributeError(f"module 'envs' has no attribute {name!r}")
+        raise AttributeError(f"module 'rummyrl.envs' has no attribute {name!r}")
     module, attr = _LAZY[name]
     mod = importlib.import_module(module)
     return mod if attr is None else getattr(mod, attr)

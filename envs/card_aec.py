@@ -1,7 +1,7 @@
 """A card game engine as a PettingZoo AEC environment, for any number of players.
 
 :class:`CardGameAEC` is the environment loop of ``gin_rummy_v0.raw_env`` and
-``rummy_v0.raw_env``: a game's ``raw_env`` subclasses it with its :class:`envs.games.GameSpec`,
+``rummy_v0.raw_env``: a game's ``raw_env`` subclasses it with its :class:`rummyrl.envs.games.GameSpec`,
 its reward scheme class and its ``metadata``, and documents itself in its module docstring.
 The loop holds no game logic: one game of the batched engine (batch of one) is stepped in
 place.

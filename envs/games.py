@@ -5,7 +5,7 @@ Both engines share one API (``init``, ``step(..., inplace, active)``, ``observe`
 ``NUM_ACTIONS``, ``OBS_DIM``); a spec adds what differs: the word for one deal ("hand" in Gin
 Rummy, "round" in Rummy) and the state fields named after it, the number of players, the
 observation bounds and the renderer. The AEC, Gymnasium and batched wrappers are written
-once over a spec (``envs.card_aec``, ``envs.seat_env``, ``envs.vector``).
+once over a spec (``rummyrl.envs.card_aec``, ``rummyrl.envs.seat_env``, ``rummyrl.envs.vector``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .render import render_gin, render_rummy
 
 @dataclass(frozen=True)
 class GameSpec:
-    name: str  #: the agents' name of the game (``agents.load_agent(..., game=name)``)
+    name: str  #: the agents' name of the game (``rummyrl.agents.load_agent(..., game=name)``)
     title: str
     core: ModuleType  #: the engine module
     deal: str  #: one deal: ``"hand"`` or ``"round"`` (``state.<deal>_ended``, ``<deal>_no``, ``<deal>s_won``)

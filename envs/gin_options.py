@@ -1,7 +1,7 @@
-"""Gin Rummy specifics of the wrappers' options (the shared parsing is ``envs.options``).
+"""Gin Rummy specifics of the wrappers' options (the shared parsing is ``rummyrl.envs.options``).
 
 Rule options are the fields of :class:`rummyrl.gin.GinConfig` (``episode``, ``target``,
-``knock_limit``, ...). Reset options fix the deal (``envs.options``); in a Gin deck
+``knock_limit``, ...). Reset options fix the deal (``rummyrl.envs.options``); in a Gin deck
 ``deck[0:10]`` is the non-dealer's hand, ``deck[10:20]`` the dealer's, ``deck[20]`` the
 upcard and ``deck[21]`` the first stock card; ``dealer`` is 0 / 1 or ``"player_0"`` /
 ``"player_1"`` (without it the seeded first dealer, G-3).

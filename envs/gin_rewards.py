@@ -15,7 +15,7 @@ scheme             reward
 
 Schemes combine with ``+`` (``"hand_points+game"``: points of every hand, then +-1 for the
 game). Every scheme is zero-sum: each step's rewards add up to 0 over the players
-(``envs.rewards`` computes them for any number of players).
+(``rummyrl.envs.rewards`` computes them for any number of players).
 """
 
 from __future__ import annotations

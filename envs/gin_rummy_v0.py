@@ -2,7 +2,7 @@
 # Gin Rummy (`gin_rummy_v0`)
 
 ```python
-from envs import gin_rummy_v0
+from rummyrl.envs import gin_rummy_v0
 env = gin_rummy_v0.env(render_mode="ansi", episode="hand", reward="hand_points")
 ```
 
@@ -19,7 +19,7 @@ env = gin_rummy_v0.env(render_mode="ansi", episode="hand", reward="hand_points")
 | Observation shape  | `(638,)`, float32, plus an action mask `(108,)`, int8         |
 | Observation values | 0 .. 1, except the score and hand-count scalars (see below)  |
 
-Two-player Gin Rummy by the rule book `RULES.md` (rule ids C-1..C-4, G-1..G-19): the
+Two-player Gin Rummy by the rule book `docs/rules.md` (rule ids C-1..C-4, G-1..G-19): the
 rules are `rummyrl.gin`; this module only adapts it to PettingZoo's AEC API. An episode is
 one hand or a whole game to the target (`episode=`), with the upcard offer, knocking, gin,
 undercuts, lay-offs, dead hands and the game's bonuses.
@@ -113,8 +113,8 @@ default `"game"`), `target` (100), `knock_limit` (10), `gin_bonus` (25), `underc
 
 `reset(seed=s)` deals the same game as every other rummyrl environment seeded with `s`
 (the Gymnasium env, lane 0 of the batched interface). `reset()` without a seed plays the
-next game of the same seed sequence. `options` fix the deal (`envs.options`; Gin deck
-positions in `envs.gin_options`):
+next game of the same seed sequence. `options` fix the deal (`rummyrl.envs.options`; Gin deck
+positions in `rummyrl.envs.gin_options`):
 `{"deck": [52 card ids or "As 2s ..."], "dealer": 0 | 1}` for the first hand, or
 `{"decks": (H, 52), "dealers": (H,)}` for the first H hands of a game. A bad value raises
 `ValueError`; an unknown key is ignored with a warning (generic tools pass their own).
@@ -125,7 +125,7 @@ positions in `envs.gin_options`):
 legal actions. `env()` wraps `raw_env` in PettingZoo's `TerminateIllegalWrapper` (an illegal
 move ends the episode; the mover gets `illegal_reward`, the other 0),
 `AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper`, as the classic environments do
-(`envs.aec_wrappers`: subclasses of those three that read the per-step attributes in one
+(`rummyrl.envs.aec_wrappers`: subclasses of those three that read the per-step attributes in one
 lookup instead of one `__getattr__` call per layer; their behaviour is PettingZoo's).
 When the episode ends both agents are terminated (or truncated: the G-10a cap in one-hand
 episodes, `max_hands`, `max_cycles`) and each steps once more with `None`.
@@ -136,7 +136,7 @@ the end of the episode also `{"game": ...}` (`rummyrl.gin.game_info`: totals wit
 
 ## Rendering
 
-A text table (`envs.render.render_gin`): scores, stock size, the discard pile's top, both
+A text table (`rummyrl.envs.render.render_gin`): scores, stock size, the discard pile's top, both
 hands sorted and grouped into their best melds with their deadwood, whose turn it is; after
 a hand ends both hands with melds and lay-offs and the score line; at the end the totals.
 
@@ -165,7 +165,7 @@ def env(illegal_reward: float = -1, **kwargs) -> AECEnv:
 
 class raw_env(CardGameAEC, EzPickle):
     """Gin Rummy as a PettingZoo AEC environment; see the module docstring (the loop is
-    ``envs.card_aec.CardGameAEC``)."""
+    ``rummyrl.envs.card_aec.CardGameAEC``)."""
 
     metadata = {"render_modes": ["human", "ansi"], "name": "gin_rummy_v0",
                 "is_parallelizable": False, "render_fps": 1}

@@ -15,7 +15,7 @@ method sb3-contrib's ``MaskablePPO`` calls).
 Arguments: ``opponent`` (a baseline by name, ``"random"`` by default, an ``agents.Agent``,
 or any callable ``(observation (638,) float32, action_mask (108,) bool) -> action``);
 ``seat`` (``None``: random each episode; 0 / 1 or ``"player_0"`` / ``"player_1"`` fixes it);
-``reward``, ``hand_points_scale``, ``game_points_scale`` (``envs.gin_rewards``);
+``reward``, ``hand_points_scale``, ``game_points_scale`` (``rummyrl.envs.gin_rewards``);
 ``illegal_action``: ``"terminate"`` (default: the episode ends with ``illegal_reward``, -1,
 and ``info["illegal_action"] = True``) or ``"raise"`` (``IllegalActionError``);
 ``render_mode`` (``"ansi"`` / ``"human"``); and every rule option of ``rummyrl.gin.GinConfig``.
@@ -30,9 +30,9 @@ counts them.
 
 ``reset(seed=s)`` deals the same game as the PettingZoo env and lane 0 of the batched
 interface seeded with ``s``; the seat and the opponent's own randomness come from the env's
-``np_random``. Reset options: those of ``envs.options`` (``deck``/``dealer``,
-``decks``/``dealers``; Gin deck positions in ``envs.gin_options``) and ``seat``; an unknown
-key or a bad value raises ``ValueError``. The loop is ``envs.seat_env.SeatEnv``, shared with
+``np_random``. Reset options: those of ``rummyrl.envs.options`` (``deck``/``dealer``,
+``decks``/``dealers``; Gin deck positions in ``rummyrl.envs.gin_options``) and ``seat``; an unknown
+key or a bad value raises ``ValueError``. The loop is ``rummyrl.envs.seat_env.SeatEnv``, shared with
 the Rummy env.
 """
 

@@ -19,7 +19,7 @@ by default, ``"simple"`` or ``"expert"``; an ``agents.Agent``; or any callable
 seat ``i + 1`` places clockwise from the learner, which acts ``i + 1`` turns after it (so the
 list keeps its meaning when the learner's seat changes); a name in the list loads its own
 agent. ``seat`` (``None``: random each episode; ``0..P-1`` or ``"player_i"`` fixes it);
-``reward``, ``round_points_scale``, ``game_points_scale`` (``envs.rummy_rewards``);
+``reward``, ``round_points_scale``, ``game_points_scale`` (``rummyrl.envs.rummy_rewards``);
 ``illegal_action``: ``"terminate"`` (default: the episode ends with ``illegal_reward``, -1,
 and ``info["illegal_action"] = True``) or ``"raise"`` (``IllegalActionError``);
 ``render_mode`` (``"ansi"`` / ``"human"``); and every rule option of
@@ -37,9 +37,9 @@ and ``info["game"]`` the game's record once the episode is over.
 
 ``reset(seed=s)`` deals the same game as the PettingZoo env and lane 0 of the batched
 interface seeded with ``s``; the seat and the opponents' own randomness come from the env's
-``np_random``. Reset options: those of ``envs.options`` (``deck``/``dealer``,
-``decks``/``dealers``; Rummy deck positions in ``envs.rummy_options``) and ``seat``; an
-unknown key or a bad value raises ``ValueError``. The loop is ``envs.seat_env.SeatEnv``,
+``np_random``. Reset options: those of ``rummyrl.envs.options`` (``deck``/``dealer``,
+``decks``/``dealers``; Rummy deck positions in ``rummyrl.envs.rummy_options``) and ``seat``; an
+unknown key or a bad value raises ``ValueError``. The loop is ``rummyrl.envs.seat_env.SeatEnv``,
 shared with the Gin Rummy env.
 """
 

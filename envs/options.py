@@ -11,8 +11,8 @@ Reset options (``env.reset(options={...})``) fix the deal, as the engines' ``ini
 key            value
 =============  ==============================================================================
 ``deck``       the first deal's 52-card order: card ids 0..51 or card text (``"As 2s ..."``);
-               which position goes where is the engine's (``envs.gin_options``,
-               ``envs.rummy_options``)
+               which position goes where is the engine's (``rummyrl.envs.gin_options``,
+               ``rummyrl.envs.rummy_options``)
 ``dealer``     the first deal's dealer: a seat ``0..P-1`` or ``"player_i"``; without it the
                seeded first dealer
 ``decks``      a schedule: the decks of the game's first H deals, shape ``(H, 52)`` (later

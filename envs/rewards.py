@@ -1,6 +1,6 @@
 """Zero-sum reward schemes over a batch of games, for any number of players.
 
-A game's schemes (``envs.gin_rewards``, ``envs.rummy_rewards``) are a per-deal scheme
+A game's schemes (``rummyrl.envs.gin_rewards``, ``rummyrl.envs.rummy_rewards``) are a per-deal scheme
 (``hand_points`` / ``round_points``: the points of each deal) and two end-of-episode schemes
 shared by both games:
 

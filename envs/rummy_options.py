@@ -1,8 +1,8 @@
-"""Rummy specifics of the wrappers' options (the shared parsing is ``envs.options``).
+"""Rummy specifics of the wrappers' options (the shared parsing is ``rummyrl.envs.options``).
 
 Rule options are the fields of :class:`rummyrl.rummy.RummyConfig` (``num_players``,
 ``episode``, ``target``, ``stock_passes``, ...). Reset options fix the deal
-(``envs.options``); in a Rummy deck with ``h = hand_size`` (7) and dealer ``d``,
+(``rummyrl.envs.options``); in a Rummy deck with ``h = hand_size`` (7) and dealer ``d``,
 ``deck[h*i : h*i + h]`` is the hand of the player ``i + 1`` seats left of the dealer (seat
 ``(d + 1 + i) % P``; ``i = 0`` plays first, R-2), ``deck[h*P]`` is the upcard that starts the
 discard pile and ``deck[h*P + 1:]`` is the stock in draw order (R-1). ``dealer`` is a seat

@@ -2,7 +2,7 @@
 # Rummy (`rummy_v0`)
 
 ```python
-from envs import rummy_v0
+from rummyrl.envs import rummy_v0
 env = rummy_v0.env(num_players=4, render_mode="ansi", episode="round", reward="round_points")
 ```
 
@@ -19,7 +19,7 @@ env = rummy_v0.env(num_players=4, render_mode="ansi", episode="round", reward="r
 | Observation shape  | `(1911,)`, float32, plus an action mask `(1267,)`, int8 (the same for every number of players) |
 | Observation values | 0 .. 1, except scores, hand sizes and a few counters (see below) |
 
-Basic Rummy for 2-6 players by the rule book `RULES.md` (rule ids C-1..C-4, R-1..R-9): the
+Basic Rummy for 2-6 players by the rule book `docs/rules.md` (rule ids C-1..C-4, R-1..R-9): the
 rules are `rummyrl.rummy`; this module only adapts it to PettingZoo's AEC API. Each player
 gets 7 cards; a turn is a draw (stock or top discard), any number of plays (lay down a meld,
 or lay off single cards onto any table meld once the player has a meld of its own) and a
@@ -85,7 +85,7 @@ never the card just taken from the pile as the discard unless it is the last car
 ## Rewards
 
 Set with `reward=` (schemes combine with `+`, e.g. `"round_points+game"`); every scheme is
-zero-sum, so the players' rewards of a step add up to 0 (`envs.rummy_rewards`).
+zero-sum, so the players' rewards of a step add up to 0 (`rummyrl.envs.rummy_rewards`).
 
 | `reward`                 | when               | the player who went out / the winner | each other player |
 |--------------------------|--------------------|--------------------------------------|-------------------|
@@ -129,8 +129,8 @@ C-4 / R-5). An unknown argument or a bad value raises `ValueError` naming it.
 
 `reset(seed=s)` deals the same game as every other rummyrl environment seeded with `s` (the
 Gymnasium env, lane 0 of the batched interface). `reset()` without a seed plays the next game
-of the same seed sequence. `options` fix the deal (`envs.options`, deck positions in
-`envs.rummy_options`): `{"deck": [52 card ids or "As 2s ..."], "dealer": seat}` for the
+of the same seed sequence. `options` fix the deal (`rummyrl.envs.options`, deck positions in
+`rummyrl.envs.rummy_options`): `{"deck": [52 card ids or "As 2s ..."], "dealer": seat}` for the
 first round (`deck[7*i : 7*i + 7]` is the hand of the player `i + 1` seats left of the
 dealer, `deck[7*P]` the upcard, the rest the stock), or `{"decks": (H, 52), "dealers": (H,)}`
 for the first H rounds of a game. A seat is `0..P-1` or `"player_i"`. A bad value raises
@@ -141,7 +141,7 @@ for the first H rounds of a game. A seat is `0..P-1` or `"player_i"`. A bad valu
 `raw_env.step` raises `rummyrl.rummy.IllegalActionError` naming the action, the phase and the
 legal actions. `env()` wraps `raw_env` in PettingZoo's `TerminateIllegalWrapper` (an illegal
 move ends the episode; the mover gets `illegal_reward`, the others 0),
-`AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper` (`envs.aec_wrappers`), as the classic
+`AssertOutOfBoundsWrapper` and `OrderEnforcingWrapper` (`rummyrl.envs.aec_wrappers`), as the classic
 environments do. When the episode ends all agents are terminated (or truncated: the move cap
 in one-round episodes, `max_rounds`, `max_cycles`) and each steps once more with `None`.
 
@@ -158,7 +158,7 @@ the episode after `N * num_players` actions; the tests check that, as the Gin en
 
 ## Rendering
 
-A text table (`envs.render.render_rummy`): scores and rounds won, the stock size and how
+A text table (`rummyrl.envs.render.render_rummy`): scores and rounds won, the stock size and how
 often the pile was turned over, the discard pile's top, the table melds with their owners and
 the cards laid off onto them (and by whom), every hand sorted and grouped into its best
 melds with its card count and value, and whose turn it is with what it may do; after a round
@@ -190,7 +190,7 @@ def env(illegal_reward: float = -1, **kwargs) -> AECEnv:
 
 class raw_env(CardGameAEC, EzPickle):
     """Rummy for 2-6 players as a PettingZoo AEC environment; see the module docstring (the
-    loop is ``envs.card_aec.CardGameAEC``)."""
+    loop is ``rummyrl.envs.card_aec.CardGameAEC``)."""
 
     metadata = {"render_modes": ["human", "ansi"], "name": "rummy_v0",
                 "is_parallelizable": False, "render_fps": 1}

@@ -1,5 +1,5 @@
 """Batched Rummy for training: B games of 2-6 players stepped at once, no Python loop over
-games (the Rummy side of ``envs.vector``, whose docstring describes the interface).
+games (the Rummy side of ``rummyrl.envs.vector``, whose docstring describes the interface).
 
 Self-play (:class:`RummySelfPlay`): one learner plays every seat of every game::
 
@@ -34,7 +34,7 @@ from .vector import EngineSelfPlay, OpponentVectorEnv
 
 class RummySelfPlay(EngineSelfPlay):
     """Batched Rummy self-play (see the module docstring). Keyword arguments: ``reward``,
-    ``round_points_scale``, ``game_points_scale`` (``envs.rummy_rewards``),
+    ``round_points_scale``, ``game_points_scale`` (``rummyrl.envs.rummy_rewards``),
     ``final_observations`` (the ended game's last observation of every seat in
     ``batch.final_obs`` ``(B, P, 1911)``) and every rule option of ``rummyrl.rummy.RummyConfig``
     (``num_players``, ``episode``, ``target``, ...). Reset options: ``decks`` and ``dealers``
@@ -55,7 +55,7 @@ class RummyVectorEnv(OpponentVectorEnv):
     """``num_envs`` single-agent Rummy games as a ``gymnasium.vector.VectorEnv``.
 
     The learner plays one seat per game (``seat=None``: random each episode), ``opponent``
-    the others, as in :class:`envs.gym_rummy.RummyEnv`, whose arguments it takes (one
+    the others, as in :class:`rummyrl.envs.gym_rummy.RummyEnv`, whose arguments it takes (one
     opponent for all other seats, or a list per relative seat). Episodes reset in the same
     step (``AutoresetMode.SAME_STEP``): where ``terminations | truncations`` the returned
     observation is the next episode's first, and ``infos["final_obs"]`` and

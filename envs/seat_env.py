@@ -1,12 +1,12 @@
 """One seat of a card game as a single-agent Gymnasium environment: the learner plays one
 seat, opponent policies the others.
 
-:class:`SeatEnv` is the loop of ``envs.gym_gin.GinRummyEnv`` and ``envs.gym_rummy.RummyEnv``:
-a game's env subclasses it with its :class:`envs.games.GameSpec` and reward scheme class.
+:class:`SeatEnv` is the loop of ``rummyrl.envs.gym_gin.GinRummyEnv`` and ``rummyrl.envs.gym_rummy.RummyEnv``:
+a game's env subclasses it with its :class:`rummyrl.envs.games.GameSpec` and reward scheme class.
 Opponents are given per relative seat: ``opponents[i]`` plays the seat ``i + 1`` places
 clockwise from the learner (it acts ``i + 1`` turns after the learner); one opponent serves
 every other seat. The helpers :func:`make_opponents` and :func:`reseed_opponents` serve the
-batched single-agent env too (``envs.vector``).
+batched single-agent env too (``rummyrl.envs.vector``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ _OPPONENT_FORMS = ("a baseline name (e.g. 'random'), an agents.Agent or a callab
 
 def _make_opponent(opponent, game: str, where: str):
     if isinstance(opponent, str):
-        from agents import load_agent  # here, not at import: registration must stay light
+        from rummyrl.agents import load_agent  # here, not at import: registration must stay light
 
         return load_agent(opponent, game=game)
     if callable(opponent):

@@ -31,7 +31,7 @@ keep. Games are dealt as in every rummyrl env: lane ``b`` of ``reset(seed=s)`` p
 envs), and a lane's later games follow from the same seed. The seat bookkeeping
 (:class:`SeatRewards`) and the step loop (:class:`BatchedSelfPlay`) do not depend on Gin Rummy
 or on the number of players; a game plugs in through the ``_core_*`` methods, which
-:class:`EngineSelfPlay` implements for both rummyrl engines (Rummy: ``envs.rummy_vector``).
+:class:`EngineSelfPlay` implements for both rummyrl engines (Rummy: ``rummyrl.envs.rummy_vector``).
 
 Single agent (:class:`GinRummyVectorEnv`): a ``gymnasium.vector.VectorEnv`` in which the
 learner plays one seat of each game and an opponent policy the other, inside the env (one
@@ -240,7 +240,7 @@ class BatchedSelfPlay:
 class EngineSelfPlay(BatchedSelfPlay):
     """The ``_core_*`` methods for a rummyrl engine described by a :class:`GameSpec`; a game's
     class sets ``game`` and ``reward_class`` (:class:`GinSelfPlay`,
-    ``envs.rummy_vector.RummySelfPlay``). ``batch.final`` holds ``winner``, ``margin``,
+    ``rummyrl.envs.rummy_vector.RummySelfPlay``). ``batch.final`` holds ``winner``, ``margin``,
     ``total`` and, named after the game's deal, ``<deal>_points`` (points won in deals),
     ``<deal>s_won`` and ``<deal>s_played``."""
 
@@ -303,7 +303,7 @@ class EngineSelfPlay(BatchedSelfPlay):
 
 class GinSelfPlay(EngineSelfPlay):
     """Batched Gin Rummy self-play (see the module docstring). Keyword arguments: ``reward``,
-    ``hand_points_scale``, ``game_points_scale`` (``envs.gin_rewards``),
+    ``hand_points_scale``, ``game_points_scale`` (``rummyrl.envs.gin_rewards``),
     ``final_observations`` and every rule option of ``rummyrl.gin.GinConfig``. Reset options:
     ``decks`` and ``dealers`` as ``rummyrl.gin.init`` takes them (one deck for all lanes,
     ``(B, 52)``, or a schedule ``(B, H, 52)``)."""
@@ -328,9 +328,9 @@ _MAX_OPPONENT_ROUNDS = 100_000
 class OpponentVectorEnv(VectorEnv):
     """``num_envs`` single-agent games as a ``gymnasium.vector.VectorEnv``: the learner plays
     one seat of each game, opponent policies the others, inside the env. A game's class sets
-    ``game`` and ``reward_class`` (:class:`GinRummyVectorEnv`, ``envs.rummy_vector.RummyVectorEnv``).
+    ``game`` and ``reward_class`` (:class:`GinRummyVectorEnv`, ``rummyrl.envs.rummy_vector.RummyVectorEnv``).
 
-    Opponents are given as in ``envs.seat_env`` (one for every other seat, or one per relative
+    Opponents are given as in ``rummyrl.envs.seat_env`` (one for every other seat, or one per relative
     seat). The games where an opponent is to act move together, one ``step(..., active=)``
     of the engine per round of opponent moves; an opponent with an ``act`` method (an
     ``agents.Agent``) is called once for all its games, a plain callable game by game.
@@ -533,7 +533,7 @@ class GinRummyVectorEnv(OpponentVectorEnv):
     """``num_envs`` single-agent Gin Rummy games as a ``gymnasium.vector.VectorEnv``.
 
     The learner plays one seat per game (``seat=None``: random each episode), ``opponent``
-    the other, as in :class:`envs.gym_gin.GinRummyEnv`, whose arguments it takes. Episodes
+    the other, as in :class:`rummyrl.envs.gym_gin.GinRummyEnv`, whose arguments it takes. Episodes
     reset in the same step (``AutoresetMode.SAME_STEP``): where ``terminations | truncations``
     the returned observation is the next episode's first, and ``infos["final_obs"]`` (dict of
     ``(B, ...)`` arrays) and ``infos["final_info"]`` (``winner``, ``margin``, ``total``,

@@ -1,6 +1,6 @@
 """Gin Rummy for two players, B games at once as numpy arrays.
 
-Rules: ``shared/RULES.md`` ids C-1..C-4 and G-1..G-19 (G-10a); the code that implements a
+Rules: ``docs/rules.md`` ids C-1..C-4 and G-1..G-19 (G-10a); the code that implements a
 rule cites its id. Every open point of the rule book is a :class:`GinConfig` field.
 
 Design (after Pgx): a :class:`GinState` holds fixed-shape arrays with the batch axis
@@ -118,7 +118,7 @@ class IllegalActionError(ValueError):
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class GinConfig:
-    """Rule options (RULES.md "What the sources leave open") and scoring constants."""
+    """Rule options (docs/rules.md "What the sources leave open") and scoring constants."""
 
     episode: str = "game"
     """``"hand"``: an episode is one hand; ``"game"``: hands until the target (G-15)."""

@@ -1,6 +1,6 @@
 """Basic Rummy for 2-6 players, B games at once as numpy arrays.
 
-Rules: ``shared/RULES.md`` ids C-1..C-4 and R-1..R-9; the code that implements a rule
+Rules: ``docs/rules.md`` ids C-1..C-4 and R-1..R-9; the code that implements a rule
 cites its id. Every open point of the rule book is a :class:`RummyConfig` field.
 
 Design (as :mod:`rummyrl.gin`): a :class:`RummyState` holds fixed-shape arrays with the
@@ -227,7 +227,7 @@ _VALUE = np.ascontiguousarray(VALUE, dtype=np.int64)
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RummyConfig:
-    """Rule options (RULES.md "What the sources leave open") and caps."""
+    """Rule options (docs/rules.md "What the sources leave open") and caps."""
 
     num_players: int = 4
     """Players at the table, 2..6 (R-1)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import agent_names, load_agent
+from rummyrl.agents import agent_names, load_agent
 from rummyrl import gin, rummy
 from rummyrl.cards import NUM_CARDS, parse_card, parse_cards
 
@@ -171,7 +171,7 @@ def test_rummy_simple_keeps_partial_melds():
 
 # ------------------------------------------------------------------ single game, loading
 def test_an_agent_plays_a_pettingzoo_game_as_a_policy():
-    from envs import gin_rummy_v0
+    from rummyrl.envs import gin_rummy_v0
 
     env = gin_rummy_v0.env(episode="hand")
     env.reset(seed=4)

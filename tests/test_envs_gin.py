@@ -15,11 +15,11 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers as pz_wrappers
 
-import envs
-from envs import gin_rummy_v0
-from envs.gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE
-from envs.gym_gin import GinRummyEnv
-from envs.vector import GinSelfPlay
+from rummyrl import envs
+from rummyrl.envs import gin_rummy_v0
+from rummyrl.envs.gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE
+from rummyrl.envs.gym_gin import GinRummyEnv
+from rummyrl.envs.vector import GinSelfPlay
 from rummyrl import gin
 from rummyrl.cards import card_str, parse_cards
 
@@ -336,7 +336,7 @@ def test_gymnasium_check_env_and_registration():
 
 
 def test_registration_does_not_import_torch():
-    code = ("import sys, gymnasium, envs, envs.gym_gin, envs.vector, envs.gin_rummy_v0; "
+    code = ("import sys, gymnasium, rummyrl.envs, rummyrl.envs.gym_gin, rummyrl.envs.vector, rummyrl.envs.gin_rummy_v0; "
             "assert 'rummyrl/GinRummy-v0' in gymnasium.registry; "
             "assert 'torch' not in sys.modules, 'torch was imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(envs.__file__).parents[1])
@@ -457,7 +457,7 @@ def test_maskable_ppo_trains_on_the_gym_env():
 
 
 def _stock_wrapped(**kwargs):
-    """raw_env in PettingZoo's own classic-env wrappers, without envs.aec_wrappers' fast paths."""
+    """raw_env in PettingZoo's own classic-env wrappers, without rummyrl.envs.aec_wrappers' fast paths."""
     env = pz_wrappers.TerminateIllegalWrapper(gin_rummy_v0.raw_env(**kwargs), illegal_reward=-1)
     env = pz_wrappers.AssertOutOfBoundsWrapper(env)
     return pz_wrappers.OrderEnforcingWrapper(env)

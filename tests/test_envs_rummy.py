@@ -18,13 +18,13 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers as pz_wrappers
 
-import envs
-from agents import Agent, RandomAgent
-from envs import rummy_v0
-from envs.gym_rummy import RummyEnv
-from envs.render import meld_ids
-from envs.rummy_rewards import GAME_POINTS_SCALE, ROUND_POINTS_SCALE
-from envs.rummy_vector import RummySelfPlay, RummyVectorEnv
+from rummyrl import envs
+from rummyrl.agents import Agent, RandomAgent
+from rummyrl.envs import rummy_v0
+from rummyrl.envs.gym_rummy import RummyEnv
+from rummyrl.envs.render import meld_ids
+from rummyrl.envs.rummy_rewards import GAME_POINTS_SCALE, ROUND_POINTS_SCALE
+from rummyrl.envs.rummy_vector import RummySelfPlay, RummyVectorEnv
 from rummyrl import rummy
 from rummyrl.cards import VALUE, card_str, parse_cards
 from rummyrl.random_play import random_actions
@@ -400,7 +400,7 @@ def test_gymnasium_check_env_and_registration():
 
 
 def test_registration_does_not_import_torch():
-    code = ("import sys, gymnasium, envs, envs.gym_rummy, envs.rummy_vector, envs.rummy_v0; "
+    code = ("import sys, gymnasium, rummyrl.envs, rummyrl.envs.gym_rummy, rummyrl.envs.rummy_vector, rummyrl.envs.rummy_v0; "
             "assert 'rummyrl/Rummy-v0' in gymnasium.registry; "
             "assert 'torch' not in sys.modules, 'torch was imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(envs.__file__).parents[1])

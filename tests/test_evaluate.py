@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-import evaluate
-from agents.neural import save_checkpoint
+from rummyrl import evaluate
+from rummyrl.agents.neural import save_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,7 +106,7 @@ def test_duplicate_deals_give_each_seat_the_same_cards():
 def test_identical_agents_split_duplicate_games_evenly():
     # the same deterministic agent in both seats of each deal: whatever the deal, the game
     # is played twice with seats swapped, so each side wins exactly one of each pair
-    from agents import load_agent
+    from rummyrl.agents import load_agent
 
     spec = evaluate.game_spec("gin", "game")
     r = evaluate.play_pairing(load_agent("simple"), load_agent("simple"), spec, 60, seed=1)
@@ -114,7 +114,7 @@ def test_identical_agents_split_duplicate_games_evenly():
 
 
 def test_rummy_pairing_rotates_the_lone_agent_through_every_seat():
-    from agents import load_agent
+    from rummyrl.agents import load_agent
 
     spec = evaluate.game_spec("rummy", "hand", 4)
     r = evaluate.play_pairing(load_agent("simple", "rummy"), load_agent("random", "rummy"), spec, 40, seed=2)

@@ -1,4 +1,4 @@
-"""Gin Rummy rules, one test (at least) per rule id of RULES.md, on scripted deals.
+"""Gin Rummy rules, one test (at least) per rule id of docs/rules.md, on scripted deals.
 
 Every scripted hand is a fixed deck (``deck[0:10]`` non-dealer, ``deck[10:20]`` dealer,
 ``deck[20]`` upcard, ``deck[21:]`` stock, first card drawn first) and a fixed list of
@@ -547,7 +547,7 @@ def test_g10a_move_cap_option_and_game_goes_on():
 
 
 # --------------------------------------------------------------------------------------
-# G-11 .. G-14: scoring a hand (RULES.md examples)
+# G-11 .. G-14: scoring a hand (docs/rules.md examples)
 # --------------------------------------------------------------------------------------
 def test_g11_knock_7_vs_18_scores_11():
     """G-11: knocker 7 (KNOCKER_7), defender 18 (D18) -> knocker scores 11."""
@@ -639,7 +639,7 @@ def play_schedule(hands, winners, **cfg):
     return s, log
 
 
-# the RULES.md worked example: player 0 wins 23 four times (92), player 1 wins 11 twice,
+# the docs/rules.md worked example: player 0 wins 23 four times (92), player 1 wins 11 twice,
 # then player 0 wins a hand worth 16: 108 >= 100
 WORKED = ([WIN_23, WIN_11, WIN_23, WIN_23, WIN_11, WIN_23, WIN_16], [0, 1, 0, 0, 1, 0, 0])
 

@@ -31,7 +31,7 @@ EXPECTED = {
                       "wins after", "total", "batched: {'player': (64,), 'obs': (64, 1911)"],
     "02_train_and_evaluate": ["a typo is an error: unknown config key(s) ['num_env']", "environment steps in",
                               "| notebook/best | simple | 50 |", "| notebook/best | expert | 50 |",
-                              "checkpoint holds:", "python -m agents.play --game gin --opponent"],
+                              "checkpoint holds:", "python -m rummyrl.agents.play --game gin --opponent"],
     "03_rules_and_analysis": ["9,000 hands in", "after turn 1: median", "knock        gin   undercut",
                               "of the hands:", "taking minus passing:", "paired deals"],
 }

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import play
+from rummyrl.agents import play
 from rummyrl.cards import parse_card, parse_cards
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ MOVE_LINE = re.compile(r"^\s*(\d+)\s{2}(\S+(?: \S+)*?)\s{2,}(.+?)\s*$")
 def spawn(*args):
     pexpect = pytest.importorskip("pexpect")
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1"}
-    child = pexpect.spawn(sys.executable, ["-m", "agents.play", *args], cwd=str(ROOT), env=env,
+    child = pexpect.spawn(sys.executable, ["-m", "rummyrl.agents.play", *args], cwd=str(ROOT), env=env,
                           encoding="utf-8", timeout=120, dimensions=(200, 200))
     return child, pexpect
 

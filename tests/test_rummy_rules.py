@@ -1,5 +1,5 @@
 """Scripted Rummy rounds with explicit decks and exact expected outcomes, one or more per
-rule id of shared/RULES.md (R-1 .. R-9, C-4), plus the move cap, config checks and the
+rule id of docs/rules.md (R-1 .. R-9, C-4), plus the move cap, config checks and the
 observation layout.
 
 Seats are numbered clockwise; with dealer ``d`` the deck gives its first 7 cards to seat

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-import train
-from agents.neural import NetConfig, NeuralAgent, PolicyNet, expert_prior, game_io, load_checkpoint, sample_actions
+from rummyrl import train
+from rummyrl.agents.neural import NetConfig, NeuralAgent, PolicyNet, expert_prior, game_io, load_checkpoint, sample_actions
 from rummyrl import gin
 from rummyrl.random_play import random_actions
 
@@ -99,7 +99,7 @@ def test_masked_logits_carry_no_probability_and_finite_entropy():
     logits, value = net(torch.from_numpy(obs), torch.from_numpy(prior), torch.from_numpy(state.mask))
     p = torch.softmax(logits, 1)
     assert float(p[~torch.from_numpy(state.mask)].max()) == 0.0
-    from agents.neural import masked_entropy
+    from rummyrl.agents.neural import masked_entropy
 
     ent = masked_entropy(logits, torch.from_numpy(state.mask))
     assert torch.isfinite(ent).all() and (ent >= 0).all()
@@ -151,14 +151,14 @@ def test_rummy_trains_and_its_checkpoint_plays(tmp_path):
     cfg = train.load_config(ROOT / "configs" / "rummy.yaml", TINY + ["num_players=3", "num_envs=8"])
     tr = train.train(cfg, run_dir=tmp_path / "rummy", progress=False)
     assert tr.updates >= 1 and (tmp_path / "rummy" / "final.pt").is_file()
-    import evaluate
+    from rummyrl import evaluate
 
     t = evaluate.run_tournament([str(tmp_path / "rummy" / "final.pt"), "random"], game="rummy", players=3,
                                 games=6, show_progress=False)
     p = t.pairings[0]
     assert p.games == 6 and p.wins_a + p.wins_b + p.draws == 6
     with pytest.raises(ValueError, match="trained for 'rummy'"):
-        from agents import load_agent
+        from rummyrl.agents import load_agent
 
         load_agent(str(tmp_path / "rummy" / "final.pt"), game="gin")
 

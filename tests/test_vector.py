@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import RandomAgent
-from envs.gin_rewards import HAND_POINTS_SCALE
-from envs.vector import GinRummyVectorEnv, GinSelfPlay, SeatRewards
+from rummyrl.agents import RandomAgent
+from rummyrl.envs.gin_rewards import HAND_POINTS_SCALE
+from rummyrl.envs.vector import GinRummyVectorEnv, GinSelfPlay, SeatRewards
 from rummyrl import gin
 from rummyrl.cards import parse_cards
 from rummyrl.random_play import random_actions
@@ -237,7 +237,7 @@ def test_vector_env_seat_option_holds_until_next_reset():
 def test_make_vec_builds_the_batched_env():
     import gymnasium
 
-    import envs
+    from rummyrl import envs
 
     env = gymnasium.make_vec(envs.GIN_ENV_ID, num_envs=3, vectorization_mode="vector_entry_point",
                              episode="hand", seat=0)
