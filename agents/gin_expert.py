@@ -36,7 +36,10 @@ from numba import njit
 
 from rummyrl import gin
 from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE
+from rummyrl.melds import BIT_INDEX13 as _BIT_INDEX
 from rummyrl.melds import MELDABLE13, deadwood_one
+from rummyrl.melds import min_after_discard_one as _min_after_discard
+from rummyrl.melds import set_ranks_one as _three
 
 from .base import Agent
 
@@ -86,55 +89,10 @@ def _dw(m):
 
 
 @njit(cache=True)
-def _three(m):
-    return (m[0] & m[1] & (m[2] | m[3])) | (m[2] & m[3] & (m[0] | m[1]))
-
-
-@njit(cache=True)
 def _two(m):
     """Ranks held in at least two suits."""
     a, b, c, d = m[0], m[1], m[2], m[3]
     return (a & (b | c | d)) | (b & (c | d)) | (c & d)
-
-
-#: bit -> its index, for single bits of a 13-bit mask
-_BIT_INDEX = np.zeros(1 << NUM_RANKS, np.int64)
-for _r in range(NUM_RANKS):
-    _BIT_INDEX[1 << _r] = _r
-
-
-@njit(cache=True)
-def _min_after_discard(m, forbid_s, forbid_r):
-    """Lowest deadwood of hand ``m`` minus one card, not the forbidden one.
-
-    A card in no meld of the hand goes without changing the best melds (deadwood minus its
-    value), so among those only the highest matters; each meldable card needs a solve.
-    """
-    full = _dw(m)
-    three = _three(m)
-    best = 1 << 20
-    for s in range(NUM_SUITS):
-        meld = (MELDABLE13[m[s]] | (m[s] & three)) & m[s]
-        loose = m[s] & ~meld
-        if s == forbid_s:
-            loose &= ~(1 << forbid_r)
-            meld &= ~(1 << forbid_r)
-        if loose:
-            top = loose
-            while top & (top - 1):  # the highest loose card of this suit
-                top &= top - 1
-            v = full - RANK_VALUE[_BIT_INDEX[top]]
-            if v < best:
-                best = v
-        while meld:
-            b = meld & -meld
-            meld &= meld - 1
-            m[s] &= ~b
-            v = _dw(m)
-            m[s] |= b
-            if v < best:
-                best = v
-    return best
 
 
 @njit(cache=True)

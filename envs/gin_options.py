@@ -34,5 +34,5 @@ def observation_high(config: gin.GinConfig) -> np.ndarray:
 
 
 def observation_space(config: gin.GinConfig) -> spaces.Dict:
-    """``Dict(observation=Box(0, high, (638,), float32), action_mask=Box(0, 1, (108,), int8))``."""
+    """``Dict(observation=Box(0, high, (794,), float32), action_mask=Box(0, 1, (108,), int8))``."""
     return dict_space(observation_high(config), gin.NUM_ACTIONS)

@@ -16,7 +16,7 @@ env = gin_rummy_v0.env(render_mode="ansi", episode="hand", reward="hand_points")
 | Number of agents   | 2                                                             |
 | Action shape       | `Discrete(108)`                                               |
 | Action values      | 0 .. 107                                                      |
-| Observation shape  | `(638,)`, float32, plus an action mask `(108,)`, int8         |
+| Observation shape  | `(794,)`, float32, plus an action mask `(108,)`, int8         |
 | Observation values | 0 .. 1, except the score and hand-count scalars (see below)  |
 
 Two-player Gin Rummy by the rule book `docs/rules.md` (rule ids C-1..C-4, G-1..G-19): the
@@ -28,8 +28,8 @@ undercuts, lay-offs, dead hands and the game's bonuses.
 
 `observe(agent)` returns a dict:
 
-- `"observation"`: `Box(0, high, (638,), float32)`, what `agent` may know (`rummyrl.gin.observe`):
-  12 card planes of 52 floats (card id `c = suit * 13 + rank`, suits ♠ ♥ ♦ ♣, ranks A..K),
+- `"observation"`: `Box(0, high, (794,), float32)`, what `agent` may know (`rummyrl.gin.observe`):
+  15 card planes of 52 floats (card id `c = suit * 13 + rank`, suits ♠ ♥ ♦ ♣, ranks A..K),
   then 14 scalars.
 - `"action_mask"`: `Box(0, 1, (108,), int8)`, 1 for the legal actions of `agent`; all 0 when
   it is not its turn or the episode is over.
@@ -48,15 +48,21 @@ undercuts, lay-offs, dead hands and the game's bonuses.
 | 468-519   | `opp_revealed`      | the opponent's final hand, once the episode is over                |
 | 520-571   | `melded_revealed`   | cards in either player's final melds, once the episode is over     |
 | 572-623   | `laid_off_revealed` | cards the defender laid off, once the episode is over              |
-| 624       | `stock_size`        | cards in the stock / 31                                            |
-| 625-628   | `phase_offer`, `phase_draw`, `phase_discard`, `phase_done` | one-hot phase    |
-| 629       | `must_draw_stock`   | both passed the upcard: the stock must be drawn                    |
-| 630       | `my_turn`           | the player is to act                                               |
-| 631       | `i_am_dealer`       | the player dealt this hand                                         |
-| 632, 633  | `my_score`, `opp_score` | points in this game / target (up to `(target + 99 + bonus) / target`) |
-| 634       | `target`            | target / 100                                                       |
-| 635, 636  | `my_hands_won`, `opp_hands_won` | hands won this game / 10 (up to `max_hands / 10`) |
-| 637       | `hand_actions`      | actions so far in this hand / `max_actions`                        |
+| 624-675   | `my_known`          | cards the player took from the pile and has not thrown since (the opponent knows them) |
+| 676-727   | `my_passed`         | top discards the player declined (the opponent saw it)             |
+| 728-779   | `taken`             | the card the player to act took from the pile this turn (C-4)      |
+| 780       | `stock_size`        | cards in the stock / 31                                            |
+| 781-784   | `phase_offer`, `phase_draw`, `phase_discard`, `phase_done` | one-hot phase    |
+| 785       | `must_draw_stock`   | both passed the upcard: the stock must be drawn                    |
+| 786       | `my_turn`           | the player is to act                                               |
+| 787       | `i_am_dealer`       | the player dealt this hand                                         |
+| 788, 789  | `my_score`, `opp_score` | points in this game / target (up to `(target + 99 + bonus) / target`) |
+| 790       | `target`            | target / 100                                                       |
+| 791, 792  | `my_hands_won`, `opp_hands_won` | hands won this game / 10 (up to `max_hands / 10`) |
+| 793       | `hand_actions`      | actions so far in this hand / `max_actions`                        |
+
+Everything the player knows is in it (the belief sampler `rummyrl.gin_beliefs` rebuilds full
+states from an observation alone).
 
 `rummyrl.gin.OBS_LAYOUT` maps each name to its slice. Observations are new arrays on every
 call.

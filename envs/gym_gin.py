@@ -7,13 +7,13 @@ policy the other (registered as ``rummyrl/GinRummy-v0`` on ``import envs``).
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 
 Spaces, observation layout, actions and reward schemes are those of the PettingZoo env
-(``envs/gin_rummy_v0.py``): observations are ``{"observation": (638,) float32,
+(``envs/gin_rummy_v0.py``): observations are ``{"observation": (794,) float32,
 "action_mask": (108,) int8}``, actions ``Discrete(108)``. The mask is also in
 ``info["action_mask"]`` and, as a bool array, from :meth:`GinRummyEnv.action_masks` (the
 method sb3-contrib's ``MaskablePPO`` calls).
 
 Arguments: ``opponent`` (a baseline by name, ``"random"`` by default, an ``agents.Agent``,
-or any callable ``(observation (638,) float32, action_mask (108,) bool) -> action``);
+or any callable ``(observation (794,) float32, action_mask (108,) bool) -> action``);
 ``seat`` (``None``: random each episode; 0 / 1 or ``"player_0"`` / ``"player_1"`` fixes it);
 ``reward``, ``hand_points_scale``, ``game_points_scale`` (``rummyrl.envs.gin_rewards``);
 ``illegal_action``: ``"terminate"`` (default: the episode ends with ``illegal_reward``, -1,

@@ -520,6 +520,12 @@ def _update_mask(state: GinState, rows: np.ndarray) -> None:
                  cfg.forbid_taken_discard, cfg.big_gin_bonus is not None)
 
 
+def update_mask(state: GinState) -> None:
+    """Recompute ``state.mask`` from the rest of the state (for states assembled by hand,
+    such as the worlds of :mod:`rummyrl.gin_beliefs`)."""
+    _update_mask(state, np.arange(state.phase.shape[0]))
+
+
 def legal_mask(state: GinState) -> np.ndarray:
     """``(B, NUM_ACTIONS)`` bool: the legal actions of the player to act (all False when
     the episode is over). ``init`` and ``step`` compute it; this returns a copy."""
@@ -732,6 +738,9 @@ OBS_PLANES = (
     ("opp_revealed", "the opponent's final hand, once the episode is over (DONE); else 0"),
     ("melded_revealed", "cards in either player's final melds, once the episode is over"),
     ("laid_off_revealed", "cards the defender laid off, once the episode is over"),
+    ("my_known", "cards the player took from the pile and has not thrown since (the opponent knows them)"),
+    ("my_passed", "top discards the player declined (the opponent saw it decline them)"),
+    ("taken", "the card the player to act took from the pile this turn (it may not be thrown back, C-4)"),
 )
 #: scalars after the card planes, in order
 OBS_SCALARS = (
@@ -762,9 +771,9 @@ OBS_LAYOUT.update(
 @njit(cache=True)
 def _observe_kernel(players, hands, pile, pile_len, known, passed, thrown, phase, current, dealer,
                     must_draw, stock_top, scores, hands_won, hand_actions, last_hands, last_meld_id,
-                    last_laid_off, target, max_actions, out):
+                    last_laid_off, taken, target, max_actions, out):
     C = NUM_CARDS
-    S = 12 * C
+    S = 15 * C
     for b in range(players.shape[0]):
         p = players[b]
         if p < 0:
@@ -785,6 +794,9 @@ def _observe_kernel(players, hands, pile, pile_len, known, passed, thrown, phase
             row[6 * C + c] = passed[b, o, c]
             row[7 * C + c] = thrown[b, p, c]
             row[8 * C + c] = not (h or k)
+            row[12 * C + c] = known[b, p, c]
+            row[13 * C + c] = passed[b, p, c]
+            row[14 * C + c] = 0.0
         for k in range(n):
             c = pile[b, k]
             row[2 * C + c] = 1.0
@@ -792,6 +804,8 @@ def _observe_kernel(players, hands, pile, pile_len, known, passed, thrown, phase
             row[8 * C + c] = 0.0
         if n > 0:
             row[C + pile[b, n - 1]] = 1.0
+        if taken[b] >= 0:
+            row[14 * C + taken[b]] = 1.0
         done = phase[b] == PHASE_DONE
         for c in range(C):
             if done:
@@ -829,7 +843,7 @@ def observe(state: GinState, player=None, out: np.ndarray | None = None) -> np.n
     _observe_kernel(players, state.hands, state.pile, state.pile_len, state.known, state.passed,
                     state.thrown, state.phase, state.current, state.dealer, state.must_draw_stock,
                     state.stock_top, state.scores, state.hands_won, state.hand_actions,
-                    state.last_hands, state.last_meld_id, state.last_laid_off,
+                    state.last_hands, state.last_meld_id, state.last_laid_off, state.taken,
                     float(cfg.target), float(cfg.max_actions), out)
     return out
 

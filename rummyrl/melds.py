@@ -598,3 +598,51 @@ def suit_masks_one(hand, out):
             if hand[s * NUM_RANKS + r]:
                 v |= 1 << r
         out[s] = v
+
+
+#: bit -> its index, for single bits of a 13-bit mask
+BIT_INDEX13 = np.zeros(1 << NUM_RANKS, np.int64)
+for _r in range(NUM_RANKS):
+    BIT_INDEX13[1 << _r] = _r
+
+
+@njit(cache=True)
+def set_ranks_one(m):
+    """Ranks held in at least three suits of hand ``m`` (4 suit masks): the possible sets."""
+    return (m[0] & m[1] & (m[2] | m[3])) | (m[2] & m[3] & (m[0] | m[1]))
+
+
+@njit(cache=True)
+def min_after_discard_one(m, forbid_s, forbid_r):
+    """Lowest deadwood of hand ``m`` (4 suit masks, changed in place and restored) minus one
+    card, not the forbidden one (suit ``forbid_s``, rank ``forbid_r``; -1 for none).
+
+    A card in no possible meld of the hand goes without changing the best melds (deadwood
+    minus its value), so among those only the highest matters; each meldable card needs a
+    solve.
+    """
+    full = deadwood_one(m[0], m[1], m[2], m[3])
+    three = set_ranks_one(m)
+    best = 1 << 20
+    for s in range(NUM_SUITS):
+        meld = (MELDABLE13[m[s]] | (m[s] & three)) & m[s]
+        loose = m[s] & ~meld
+        if s == forbid_s:
+            loose &= ~(1 << forbid_r)
+            meld &= ~(1 << forbid_r)
+        if loose:
+            top = loose
+            while top & (top - 1):  # the highest loose card of this suit
+                top &= top - 1
+            v = full - RANK_VALUE[BIT_INDEX13[top]]
+            if v < best:
+                best = v
+        while meld:
+            b = meld & -meld
+            meld &= meld - 1
+            m[s] &= ~b
+            v = deadwood_one(m[0], m[1], m[2], m[3])
+            m[s] |= b
+            if v < best:
+                best = v
+    return best

@@ -26,8 +26,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 CELL_TIMEOUT = 300
 #: what each notebook must print: the results of its experiments, not just "no error"
 EXPECTED = {
-    "01_quickstart": ["observation (638,) float32 | action mask (108,) int8", "256 games finished",
-                      "deadwood after discarding each card:", "NUM_ACTIONS = 108", "OBS_DIM = 638",
+    "01_quickstart": ["observation (794,) float32 | action mask (108,) int8", "256 games finished",
+                      "deadwood after discarding each card:", "NUM_ACTIONS = 108", "OBS_DIM = 794",
                       "wins after", "total", "batched: {'player': (64,), 'obs': (64, 1911)"],
     "02_train_and_evaluate": ["a typo is an error: unknown config key(s) ['num_env']", "environment steps in",
                               "| notebook/best | simple | 50 |", "| notebook/best | expert | 50 |",
