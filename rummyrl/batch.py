@@ -16,6 +16,13 @@ class BatchState:
     def batch_size(self) -> int:
         return self.phase.shape[0]
 
+    def take(self, rows):
+        """A new state of the games ``rows`` (an index array; repeats make copies)."""
+        rows = np.asarray(rows)
+        return dataclasses.replace(
+            self, **{f.name: getattr(self, f.name)[rows] for f in dataclasses.fields(self) if f.name != "config"}
+        )
+
     def copy(self):
         """A deep copy (the config is shared: it is frozen)."""
         return dataclasses.replace(

@@ -1,0 +1,287 @@
+"""Beliefs over the hidden cards of Gin Rummy: full game states consistent with what one
+player knows, built from that player's observation alone.
+
+A player's observation (:func:`rummyrl.gin.observe`) holds everything it knows: its hand,
+the discard pile in order, the cards the opponent took from the pile and still holds, what
+each side threw and declined, the stock size, scores and the phase. What it does not know
+is the opponent's other cards and the order of the stock. :func:`sample_worlds` deals
+those, ``n`` times per observation, into full :class:`~rummyrl.gin.GinState` games that a
+search can play on (determinized search): in every world the observer's observation is
+exactly the real one, every card is in one place, and the legal actions are the real ones.
+
+Worlds
+------
+The observer sits at seat 0 of every world and its opponent at seat 1; world ``j`` of
+observation ``b`` is row ``b * n + j``. Worlds are one-hand episodes (``episode="hand"``)
+with the scores, hands won and target of the observation, so a rollout ends with the hand
+and its points are the game's. What no observation tells (the hand number, the game's
+seed) is set to 0 / drawn at random; neither affects the hand being played.
+
+Models
+------
+``"uniform"``: every consistent assignment of the unknown cards (the opponent's hidden
+cards and the stock order) is equally likely.
+
+``"weighted"``: the uniform worlds reweighted by how likely the opponent's observed actions
+were in each of them, then resampled (``oversample * n`` uniform draws, ``n`` kept with
+probability proportional to their weight). The opponent model assumes a player that
+throws or declines a card with probability proportional to ``exp(-beta * u)``, where ``u``
+is how much that card would have lowered its deadwood (its best deadwood with the card
+added and another card thrown, against its deadwood without it; 0 for a card that does
+not help). It judges every thrown and declined card against the opponent's *current*
+hand in the world, a proxy for the hand it held when it acted (the cards it drew since are
+not known to have been there), and it ignores the normalising sum over the alternatives
+the opponent had. Cards it threw and later took back are not counted. ``beta = 0`` is the
+uniform model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from . import gin
+from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from .melds import deadwood_one, min_after_discard_one, suit_masks_one
+
+MODELS = ("uniform", "weighted")
+#: the opponent model's default sharpness (per deadwood point a thrown or declined card
+#: would have saved), the best of benchmarks/bench_beliefs.py by the log-probability of true hands
+DEFAULT_BETA = 0.1
+
+_L = gin.OBS_LAYOUT
+
+
+@dataclass
+class Worlds:
+    """``n`` sampled full states per observation (see the module docstring)."""
+
+    state: gin.GinState
+    """``B * n`` one-hand games; world ``j`` of observation ``b`` is row ``b * n + j``."""
+    n: int
+    """Worlds per observation."""
+    log_weight: np.ndarray
+    """``(B * n,)`` float64: the opponent model's log-likelihood of each world (zeros for
+    ``"uniform"``; after resampling, the worlds are equally weighted draws either way)."""
+
+
+@dataclass
+class _Known:
+    """What B observations say, as engine arrays (the observer is seat 0)."""
+
+    hand: np.ndarray  # (B, 52) bool
+    opp_known: np.ndarray  # (B, 52) bool
+    pile: np.ndarray  # (B, 52) int8, bottom first, -1 past the end
+    pile_len: np.ndarray  # (B,)
+    unknown: np.ndarray  # (B, 52) bool: the opponent's hidden cards and the stock
+    hidden: np.ndarray  # (B,) int: the opponent's cards not known to the observer
+    stock_top: np.ndarray  # (B,)
+    phase: np.ndarray
+    current: np.ndarray
+    evidence: np.ndarray  # (B, 52) bool: cards the opponent threw or declined, not held again
+
+
+def _parse(obs: np.ndarray, config: gin.GinConfig) -> _Known:
+    if obs.ndim != 2 or obs.shape[1] != gin.OBS_DIM:
+        raise ValueError(f"observations must be ({gin.OBS_DIM},) or (B, {gin.OBS_DIM}) Gin observations, "
+                         f"got shape {obs.shape}")
+    part = {name: obs[:, sl] for name, sl in _L.items()}
+    phase = np.argmax(np.concatenate([part[k] for k in ("phase_offer", "phase_draw", "phase_discard",
+                                                         "phase_done")], 1), 1)
+    if (phase == gin.PHASE_DONE).any():
+        raise ValueError(f"observations {np.flatnonzero(phase == gin.PHASE_DONE).tolist()} are of finished "
+                         "episodes (phase DONE): there is nothing hidden to sample")
+    target = np.rint(part["target"][:, 0] * 100.0)
+    if (target != config.target).any():
+        raise ValueError(f"the observations' target {sorted(set(target.astype(int).tolist()))} differs from "
+                         f"the config's ({config.target}): pass the GinConfig the games are played with")
+    hand = part["hand"] > 0.5
+    opp_known = part["opp_known"] > 0.5
+    in_pile = part["pile"] > 0.5
+    pile_len = in_pile.sum(1)
+    B = obs.shape[0]
+    pile = np.full((B, NUM_CARDS), -1, np.int8)
+    b, c = np.nonzero(in_pile)
+    pos = np.rint(part["pile_recency"][b, c] * pile_len[b]).astype(np.int64) - 1
+    pile[b, pos] = c
+    current = np.where(part["my_turn"][:, 0] > 0.5, 0, 1)
+    stock_top = NUM_CARDS - np.rint(part["stock_size"][:, 0] * (NUM_CARDS - gin.STOCK_START)).astype(np.int64)
+    holding = gin.HAND_SIZE + ((phase == gin.PHASE_DISCARD) & (current == 1))
+    hidden = holding - opp_known.sum(1)
+    unknown = ~(hand | in_pile | opp_known)
+    bad = unknown.sum(1) != hidden + (NUM_CARDS - stock_top)
+    if bad.any() or (pile >= 0).sum(1).tolist() != pile_len.tolist():
+        raise ValueError(f"observations {np.flatnonzero(bad).tolist()} are inconsistent: the unseen cards do "
+                         "not match the opponent's hidden cards plus the stock")
+    evidence = ((part["opp_thrown"] > 0.5) | (part["opp_passed"] > 0.5)) & ~opp_known
+    return _Known(hand, opp_known, pile, pile_len, unknown, hidden, stock_top, phase, current, evidence)
+
+
+def _deal_hidden(k: _Known, m: int, rng: np.random.Generator):
+    """``m`` uniform assignments of the unknown cards per observation: the opponent's
+    hidden cards ``(B, m, 52)`` bool and the rank of each unknown card in a random order
+    (cards ranked ``>= hidden`` go to the stock in that order)."""
+    B = k.hand.shape[0]
+    keys = rng.random((B, m, NUM_CARDS))
+    keys[~np.broadcast_to(k.unknown[:, None, :], keys.shape)] = 2.0  # known cards sort last
+    rank = np.argsort(np.argsort(keys, axis=2), axis=2)
+    opp_hidden = rank < k.hidden[:, None, None]
+    return opp_hidden, rank
+
+
+@njit(cache=True)
+def _log_likelihood_kernel(opp_hands, evidence, beta, out):
+    m = np.zeros(NUM_SUITS, np.int64)
+    for i in range(opp_hands.shape[0]):
+        suit_masks_one(opp_hands[i], m)
+        base = deadwood_one(m[0], m[1], m[2], m[3])
+        ll = 0.0
+        for c in range(NUM_CARDS):
+            if not evidence[i, c] or opp_hands[i, c]:
+                continue
+            s, r = c // NUM_RANKS, c % NUM_RANKS
+            m[s] |= 1 << r
+            gain = base - min_after_discard_one(m, s, r)
+            m[s] &= ~(1 << r)
+            if gain > 0:
+                ll -= beta * gain
+        out[i] = ll
+
+
+def log_likelihood(opp_hands: np.ndarray, evidence: np.ndarray, beta: float = DEFAULT_BETA) -> np.ndarray:
+    """The opponent model's log-likelihood (up to a constant) of the thrown and declined
+    cards ``evidence`` ``(K, 52)`` bool given the opponent's hands ``(K, 52)`` bool."""
+    opp_hands = np.ascontiguousarray(opp_hands, bool)
+    out = np.empty(opp_hands.shape[0], np.float64)
+    _log_likelihood_kernel(opp_hands, np.ascontiguousarray(evidence, bool), float(beta), out)
+    return out
+
+
+def _check(n, model, beta, oversample):
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n (worlds per observation) must be a positive int, got {n!r}")
+    if model not in MODELS:
+        raise ValueError(f"unknown belief model {model!r}; choose one of {list(MODELS)}")
+    if not (isinstance(beta, (int, float)) and np.isfinite(beta) and beta >= 0):
+        raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
+    if not isinstance(oversample, (int, np.integer)) or oversample < 1:
+        raise ValueError(f"oversample must be a positive int, got {oversample!r}")
+
+
+def _draw(observations, n, rng, config, model, beta, oversample):
+    obs = np.asarray(observations, np.float32)
+    obs = obs[None] if obs.ndim == 1 else obs
+    _check(n, model, beta, oversample)
+    config = config or gin.GinConfig()
+    k = _parse(obs, config)
+    m = n * oversample if model == "weighted" else n
+    opp_hidden, rank = _deal_hidden(k, m, rng)
+    B = obs.shape[0]
+    if model == "weighted":
+        opp = opp_hidden | k.opp_known[:, None, :]
+        ll = log_likelihood(opp.reshape(B * m, NUM_CARDS),
+                            np.repeat(k.evidence, m, axis=0), beta).reshape(B, m)
+    else:
+        ll = np.zeros((B, m))
+    return obs, config, k, opp_hidden, rank, ll
+
+
+def _resample(ll: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Systematic resampling: ``(B, n)`` indices into the ``m`` draws of each row, drawn
+    with probability proportional to ``exp(ll)``."""
+    w = np.exp(ll - ll.max(1, keepdims=True))
+    cdf = np.cumsum(w, 1)
+    cdf /= cdf[:, -1:]
+    u = (rng.random((ll.shape[0], 1)) + np.arange(n)) / n
+    idx = np.empty((ll.shape[0], n), np.int64)
+    for b in range(ll.shape[0]):
+        idx[b] = np.searchsorted(cdf[b], u[b], side="right")
+    return np.minimum(idx, ll.shape[1] - 1)
+
+
+def sample_worlds(observations, n: int, rng: np.random.Generator, config: gin.GinConfig | None = None,
+                  model: str = "uniform", beta: float = DEFAULT_BETA, oversample: int = 4) -> Worlds:
+    """``n`` full states per observation, consistent with it (see the module docstring).
+
+    ``observations``: ``(OBS_DIM,)`` or ``(B, OBS_DIM)`` from :func:`rummyrl.gin.observe`
+    (not of finished episodes). ``config``: the rules the games are played with (its
+    ``target`` must be the observations'). ``model``: ``"uniform"`` or ``"weighted"``.
+    """
+    obs, config, k, opp_hidden, rank, ll = _draw(observations, n, rng, config, model, beta, oversample)
+    B = obs.shape[0]
+    if model == "weighted":
+        pick = _resample(ll, n, rng)
+        rows = np.arange(B)[:, None]
+        opp_hidden, rank, ll = opp_hidden[rows, pick], rank[rows, pick], ll[rows, pick]
+    state = _build(obs, config, k, opp_hidden, rank, n, rng)
+    return Worlds(state, n, ll.reshape(-1).astype(np.float64))
+
+
+def opponent_card_probabilities(observations, n: int, rng: np.random.Generator,
+                                config: gin.GinConfig | None = None, model: str = "uniform",
+                                beta: float = DEFAULT_BETA, oversample: int = 4) -> np.ndarray:
+    """``(B, 52)``: the estimated probability that the opponent holds each card, from ``n``
+    uniform draws (``"uniform"``) or ``n * oversample`` draws weighted by the opponent model
+    (``"weighted"``; self-normalised importance weights). Known cards are 0 or 1."""
+    obs, config, k, opp_hidden, rank, ll = _draw(observations, n, rng, config, model, beta, oversample)
+    w = np.exp(ll - ll.max(1, keepdims=True))
+    w /= w.sum(1, keepdims=True)
+    return np.einsum("bm,bmc->bc", w, opp_hidden) + k.opp_known
+
+
+def _build(obs, config, k: _Known, opp_hidden, rank, n, rng) -> gin.GinState:
+    B = obs.shape[0]
+    K = B * n
+    part = {name: obs[:, sl] for name, sl in _L.items()}
+    rep = lambda a: np.repeat(a, n, axis=0)  # noqa: E731
+    cfg = dataclasses.replace(config, episode="hand")
+    st = gin.init(K, seed=rng.integers(2**63), config=cfg)
+    hands = np.zeros((K, 2, NUM_CARDS), bool)
+    hands[:, 0] = rep(k.hand)
+    hands[:, 1] = rep(k.opp_known) | opp_hidden.reshape(K, NUM_CARDS)
+    st.hands[:] = hands
+    # the deck: the stock in its sampled order at [stock_top, 52), every other card before it
+    stock_top = rep(k.stock_top)
+    hidden = rep(k.hidden)
+    rank = rank.reshape(K, NUM_CARDS)
+    unknown = rep(k.unknown)
+    in_stock = unknown & (rank >= hidden[:, None])
+    deck = np.full((K, NUM_CARDS), -1, np.int64)
+    r, c = np.nonzero(in_stock)
+    deck[r, stock_top[r] + rank[r, c] - hidden[r]] = c
+    r, c = np.nonzero(~in_stock)
+    before = np.cumsum(~in_stock, 1) - 1
+    deck[r, before[r, c]] = c
+    st.deck[:] = deck
+    st.stock_top[:] = stock_top
+    st.pile[:] = rep(k.pile)
+    st.pile_len[:] = rep(k.pile_len)
+    my_thrown, opp_thrown = part["my_thrown"] > 0.5, part["opp_thrown"] > 0.5
+    pile_from = np.full((B, NUM_CARDS), -1, np.int8)
+    b, pos = np.nonzero(k.pile >= 0)
+    card = k.pile[b, pos]
+    # who threw each pile card is not observed where both did; it is never used by the rules
+    pile_from[b, pos] = np.where(my_thrown[b, card], 0, np.where(opp_thrown[b, card], 1, -1))
+    st.pile_from[:] = rep(pile_from)
+    st.known[:, 0] = rep(part["my_known"] > 0.5)
+    st.known[:, 1] = rep(k.opp_known)
+    st.passed[:, 0] = rep(part["my_passed"] > 0.5)
+    st.passed[:, 1] = rep(part["opp_passed"] > 0.5)
+    st.thrown[:, 0] = rep(my_thrown)
+    st.thrown[:, 1] = rep(opp_thrown)
+    st.phase[:] = rep(k.phase)
+    st.current[:] = rep(k.current)
+    st.dealer[:] = rep(np.where(part["i_am_dealer"][:, 0] > 0.5, 0, 1))
+    taken = part["taken"] > 0.5
+    st.taken[:] = rep(np.where(taken.any(1), taken.argmax(1), -1))
+    st.must_draw_stock[:] = rep(part["must_draw_stock"][:, 0] > 0.5)
+    st.hand_actions[:] = rep(np.rint(part["hand_actions"][:, 0] * cfg.max_actions))
+    st.scores[:, 0] = rep(np.rint(part["my_score"][:, 0] * cfg.target))
+    st.scores[:, 1] = rep(np.rint(part["opp_score"][:, 0] * cfg.target))
+    st.hands_won[:, 0] = rep(np.rint(part["my_hands_won"][:, 0] * 10))
+    st.hands_won[:, 1] = rep(np.rint(part["opp_hands_won"][:, 0] * 10))
+    gin.update_mask(st)
+    return st
