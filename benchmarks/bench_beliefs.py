@@ -6,8 +6,8 @@ opponent's hidden cards; prints markdown tables.
 Speed: ``sample_worlds`` on ``--observations`` observations from expert-vs-expert games,
 ``--worlds`` worlds each (full states built), best of ``--repeat``. Quality: over positions
 from expert-vs-expert games, the mean log-probability each mode gives the opponent's true
-hidden cards (uniform: the share of unknown cards it holds; weighted: the opponent model,
-by its sharpness beta); higher is better, the difference is the gain in nats per card.
+hidden cards (uniform: the share of unknown cards it holds; weighted: the opponent model
+with weights beta and gamma); higher is better, the difference is the gain in nats per card.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def main() -> None:
     ap.add_argument("--observations", type=int, default=64)
     ap.add_argument("--worlds", type=int, default=256)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--betas", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.3, 0.5])
+    ap.add_argument("--models", nargs="+", default=["0.1,0", "0,0.04", "0.1,0.02", "0.1,0.04", "0.1,0.08"],
+                    help="weighted models to compare, each BETA,GAMMA")
     args = ap.parse_args()
     obs, truth = gin_positions(200, 120, 4)
     rng = np.random.default_rng(0)
@@ -59,7 +60,7 @@ def main() -> None:
             t0 = time.perf_counter()
             GB.sample_worlds(batch, args.worlds, rng, model=model)
             best = max(best, args.observations * args.worlds / (time.perf_counter() - t0))
-        note = " (4 uniform draws per world kept)" if model == "weighted" else ""
+        note = f" ({GB.DEFAULT_STEPS} Metropolis steps)" if model == "weighted" else ""
         print(f"| `sample_worlds`, {model}{note} | {best:,.0f} |")
     print()
     print(f"| model ({len(obs):,} positions, {truth.sum():,} hidden cards) | mean log P(true card) | gain |")
@@ -68,10 +69,11 @@ def main() -> None:
     share = k.hidden / k.unknown.sum(1)
     base = np.log(np.broadcast_to(share[:, None], truth.shape)[truth]).mean()
     print(f"| uniform (exact share) | {base:.4f} | |")
-    for beta in args.betas:
-        p = GB.opponent_card_probabilities(obs, 512, rng, model="weighted", beta=beta, oversample=1)
+    for spec in args.models:
+        beta, gamma = (float(x) for x in spec.split(","))
+        p = GB.opponent_card_probabilities(obs, 64, rng, model="weighted", beta=beta, gamma=gamma)
         lp = np.log(np.clip(p[truth], 1e-3, 1)).mean()
-        print(f"| weighted, beta = {beta:g} | {lp:.4f} | {lp - base:+.4f} |")
+        print(f"| weighted, beta = {beta:g}, gamma = {gamma:g} | {lp:.4f} | {lp - base:+.4f} |")
 
 
 if __name__ == "__main__":

@@ -22,17 +22,28 @@ Models
 ``"uniform"``: every consistent assignment of the unknown cards (the opponent's hidden
 cards and the stock order) is equally likely.
 
-``"weighted"``: the uniform worlds reweighted by how likely the opponent's observed actions
-were in each of them, then resampled (``oversample * n`` uniform draws, ``n`` kept with
-probability proportional to their weight). The opponent model assumes a player that
-throws or declines a card with probability proportional to ``exp(-beta * u)``, where ``u``
-is how much that card would have lowered its deadwood (its best deadwood with the card
-added and another card thrown, against its deadwood without it; 0 for a card that does
-not help). It judges every thrown and declined card against the opponent's *current*
-hand in the world, a proxy for the hand it held when it acted (the cards it drew since are
-not known to have been there), and it ignores the normalising sum over the alternatives
-the opponent had. Cards it threw and later took back are not counted. ``beta = 0`` is the
-uniform model.
+``"weighted"``: the opponent's hidden cards follow an opponent model,
+
+    log P(hand) = -gamma * turns * deadwood(hand) - beta * sum over evidence cards of u(card, hand)
+
+(up to a constant), sampled by Metropolis steps from a uniform start (``steps`` swaps of
+one hidden card with one unknown stock card per world; the stock order stays uniform).
+What it assumes:
+
+* A player who has played ``turns`` turns of the hand (the cards it threw) has improved its
+  hand: its deadwood is lower the longer the hand has gone on. Uniform hands hold about
+  50 deadwood at every stage, while an expert's hand holds about 45 after its first turns
+  and 7 after ten; with ``gamma = 0.04`` the sampled hands follow that fall
+  (``benchmarks/bench_beliefs.py`` prints both).
+* A player throws or declines a card with probability proportional to ``exp(-beta * u)``,
+  where ``u`` is how much that card would have lowered its deadwood (best deadwood with the
+  card added and another thrown, against its deadwood without it; 0 for a card that does
+  not help). Every thrown and declined card is judged against the opponent's *current*
+  hand in the world, a proxy for the hand it held when it acted, and the normalising sum
+  over the alternatives it had is ignored. Cards it threw and later took back are not
+  counted.
+
+``beta = gamma = 0`` is the uniform model.
 """
 
 from __future__ import annotations
@@ -41,16 +52,20 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from . import gin
 from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
 from .melds import deadwood_one, min_after_discard_one, suit_masks_one
 
 MODELS = ("uniform", "weighted")
-#: the opponent model's default sharpness (per deadwood point a thrown or declined card
-#: would have saved), the best of benchmarks/bench_beliefs.py by the log-probability of true hands
+#: the opponent model's weight per deadwood point a thrown or declined card would have saved
 DEFAULT_BETA = 0.1
+#: its weight per deadwood point of the hand and per turn the opponent has played this hand;
+#: both chosen by the log-probability of true hands in benchmarks/bench_beliefs.py
+DEFAULT_GAMMA = 0.04
+#: Metropolis steps per world of the weighted model
+DEFAULT_STEPS = 40
 
 _L = gin.OBS_LAYOUT
 
@@ -64,8 +79,9 @@ class Worlds:
     n: int
     """Worlds per observation."""
     log_weight: np.ndarray
-    """``(B * n,)`` float64: the opponent model's log-likelihood of each world (zeros for
-    ``"uniform"``; after resampling, the worlds are equally weighted draws either way)."""
+    """``(B * n,)`` float64: the opponent model's log-probability of each world's opponent
+    hand, up to a constant (zeros for ``"uniform"``); the worlds are equally weighted draws
+    from the model either way."""
 
 
 @dataclass
@@ -120,116 +136,166 @@ def _parse(obs: np.ndarray, config: gin.GinConfig) -> _Known:
     return _Known(hand, opp_known, pile, pile_len, unknown, hidden, stock_top, phase, current, evidence)
 
 
-def _deal_hidden(k: _Known, m: int, rng: np.random.Generator):
-    """``m`` uniform assignments of the unknown cards per observation: the opponent's
-    hidden cards ``(B, m, 52)`` bool and the rank of each unknown card in a random order
-    (cards ranked ``>= hidden`` go to the stock in that order)."""
+def _deal_hidden(k: _Known, m: int, rng: np.random.Generator) -> np.ndarray:
+    """``m`` uniform assignments of the unknown cards per observation, ``(B, m, 52)``: the
+    rank of each unknown card in a random order. Cards ranked below ``k.hidden`` are the
+    opponent's hidden cards, the others go to the stock in rank order."""
     B = k.hand.shape[0]
     keys = rng.random((B, m, NUM_CARDS))
     keys[~np.broadcast_to(k.unknown[:, None, :], keys.shape)] = 2.0  # known cards sort last
-    rank = np.argsort(np.argsort(keys, axis=2), axis=2)
-    opp_hidden = rank < k.hidden[:, None, None]
-    return opp_hidden, rank
+    return np.argsort(np.argsort(keys, axis=2), axis=2)
 
 
 @njit(cache=True)
-def _log_likelihood_kernel(opp_hands, evidence, beta, out):
-    m = np.zeros(NUM_SUITS, np.int64)
-    for i in range(opp_hands.shape[0]):
-        suit_masks_one(opp_hands[i], m)
-        base = deadwood_one(m[0], m[1], m[2], m[3])
-        ll = 0.0
+def _log_prob(hand, evidence, beta, gamma, m):
+    """The opponent model's log-probability (up to a constant) of the opponent's hand
+    ``hand`` (52 bool): ``-gamma * deadwood - beta * sum of the deadwood each evidence card
+    (thrown or declined, not held) would have saved it``. ``m``: scratch of 4 ints."""
+    suit_masks_one(hand, m)
+    base = deadwood_one(m[0], m[1], m[2], m[3])
+    lp = -gamma * base
+    if beta > 0:
         for c in range(NUM_CARDS):
-            if not evidence[i, c] or opp_hands[i, c]:
+            if not evidence[c] or hand[c]:
                 continue
             s, r = c // NUM_RANKS, c % NUM_RANKS
             m[s] |= 1 << r
             gain = base - min_after_discard_one(m, s, r)
             m[s] &= ~(1 << r)
             if gain > 0:
-                ll -= beta * gain
-        out[i] = ll
+                lp -= beta * gain
+    return lp
 
 
-def log_likelihood(opp_hands: np.ndarray, evidence: np.ndarray, beta: float = DEFAULT_BETA) -> np.ndarray:
-    """The opponent model's log-likelihood (up to a constant) of the thrown and declined
-    cards ``evidence`` ``(K, 52)`` bool given the opponent's hands ``(K, 52)`` bool."""
+@njit(cache=True)
+def _log_prob_kernel(hands, evidence, beta, gamma, out):
+    m = np.zeros(NUM_SUITS, np.int64)
+    for i in range(hands.shape[0]):
+        out[i] = _log_prob(hands[i], evidence[i], beta, gamma[i], m)
+
+
+def log_likelihood(opp_hands: np.ndarray, evidence: np.ndarray, beta: float = DEFAULT_BETA,
+                   gamma=0.0) -> np.ndarray:
+    """The opponent model's log-probability (up to a constant) of the opponent's hands
+    ``(K, 52)`` bool, given the cards it threw or declined ``evidence`` ``(K, 52)`` bool and
+    the deadwood weight ``gamma`` (a number or ``(K,)``)."""
     opp_hands = np.ascontiguousarray(opp_hands, bool)
     out = np.empty(opp_hands.shape[0], np.float64)
-    _log_likelihood_kernel(opp_hands, np.ascontiguousarray(evidence, bool), float(beta), out)
+    g = np.broadcast_to(np.asarray(gamma, np.float64), out.shape).copy()
+    _log_prob_kernel(opp_hands, np.ascontiguousarray(evidence, bool), float(beta), g, out)
     return out
 
 
-def _check(n, model, beta, oversample):
+@njit(cache=True)
+def _mcmc_rows(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, rand, out, lo, hi):
+    hand = np.zeros(NUM_CARDS, np.bool_)
+    m = np.zeros(NUM_SUITS, np.int64)
+    hid = np.zeros(NUM_CARDS, np.int64)
+    sto = np.zeros(NUM_CARDS, np.int64)
+    for w in range(lo, hi):
+        b = w // n
+        h, u = hidden[b], unknown[b]
+        nh = 0
+        ns = 0
+        for c in range(NUM_CARDS):
+            hand[c] = opp_known[b, c]
+            if rank[w, c] < h:
+                hand[c] = True
+                hid[nh] = c
+                nh += 1
+            elif rank[w, c] < u:
+                sto[ns] = c
+                ns += 1
+        cur = _log_prob(hand, evidence[b], beta, gamma[b], m)
+        if nh > 0 and ns > 0:
+            for t in range(rand.shape[1]):
+                i = int(rand[w, t, 0] * nh)
+                j = int(rand[w, t, 1] * ns)
+                a, c = hid[i], sto[j]
+                hand[a] = False
+                hand[c] = True
+                new = _log_prob(hand, evidence[b], beta, gamma[b], m)
+                if np.log(rand[w, t, 2]) < new - cur:  # Metropolis: the swap is symmetric
+                    cur = new
+                    hid[i], sto[j] = c, a
+                    rank[w, a], rank[w, c] = rank[w, c], rank[w, a]
+                else:
+                    hand[a] = True
+                    hand[c] = False
+        out[w] = cur
+
+
+#: worlds per chunk of the compiled sampler's work, spread over the cores
+_CHUNK = 512
+
+
+@njit(cache=True, parallel=True)
+def _mcmc_kernel(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, rand, out):
+    """Metropolis swaps of one hidden card with one unknown stock card per step, for every
+    world ``w`` (of observation ``w // n``); ``rank`` is updated in place."""
+    W = rank.shape[0]
+    for k in prange((W + _CHUNK - 1) // _CHUNK):
+        _mcmc_rows(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, rand, out,
+                   k * _CHUNK, min(W, (k + 1) * _CHUNK))
+
+
+def _check(n, model, beta, gamma, steps):
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n (worlds per observation) must be a positive int, got {n!r}")
     if model not in MODELS:
         raise ValueError(f"unknown belief model {model!r}; choose one of {list(MODELS)}")
-    if not (isinstance(beta, (int, float)) and np.isfinite(beta) and beta >= 0):
-        raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
-    if not isinstance(oversample, (int, np.integer)) or oversample < 1:
-        raise ValueError(f"oversample must be a positive int, got {oversample!r}")
+    for name, v in (("beta", beta), ("gamma", gamma)):
+        if not (isinstance(v, (int, float)) and np.isfinite(v) and v >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+    if not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise ValueError(f"steps must be an int >= 0, got {steps!r}")
 
 
-def _draw(observations, n, rng, config, model, beta, oversample):
+def _draw(observations, n, rng, config, model, beta, gamma, steps):
+    """The opponent's hidden cards of ``n`` worlds per observation: ``(obs, config, known,
+    rank (B, n, 52), log_prob (B, n))``; cards ranked below ``known.hidden`` are its hidden
+    cards, the other unknown ones go to the stock in rank order."""
     obs = np.asarray(observations, np.float32)
     obs = obs[None] if obs.ndim == 1 else obs
-    _check(n, model, beta, oversample)
+    _check(n, model, beta, gamma, steps)
     config = config or gin.GinConfig()
     k = _parse(obs, config)
-    m = n * oversample if model == "weighted" else n
-    opp_hidden, rank = _deal_hidden(k, m, rng)
     B = obs.shape[0]
+    rank = _deal_hidden(k, n, rng)
+    lp = np.zeros((B, n))
     if model == "weighted":
-        opp = opp_hidden | k.opp_known[:, None, :]
-        ll = log_likelihood(opp.reshape(B * m, NUM_CARDS),
-                            np.repeat(k.evidence, m, axis=0), beta).reshape(B, m)
-    else:
-        ll = np.zeros((B, m))
-    return obs, config, k, opp_hidden, rank, ll
-
-
-def _resample(ll: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Systematic resampling: ``(B, n)`` indices into the ``m`` draws of each row, drawn
-    with probability proportional to ``exp(ll)``."""
-    w = np.exp(ll - ll.max(1, keepdims=True))
-    cdf = np.cumsum(w, 1)
-    cdf /= cdf[:, -1:]
-    u = (rng.random((ll.shape[0], 1)) + np.arange(n)) / n
-    idx = np.empty((ll.shape[0], n), np.int64)
-    for b in range(ll.shape[0]):
-        idx[b] = np.searchsorted(cdf[b], u[b], side="right")
-    return np.minimum(idx, ll.shape[1] - 1)
+        rank = np.ascontiguousarray(rank.reshape(B * n, NUM_CARDS))
+        turns = (obs[:, _L["opp_thrown"]] > 0.5).sum(1)
+        out = np.empty(B * n)
+        _mcmc_kernel(rank, n, k.hidden.astype(np.int64), k.unknown.sum(1).astype(np.int64), k.opp_known,
+                     k.evidence, float(beta), gamma * turns.astype(np.float64), rng.random((B * n, steps, 3)), out)
+        rank, lp = rank.reshape(B, n, NUM_CARDS), out.reshape(B, n)
+    return obs, config, k, rank, lp
 
 
 def sample_worlds(observations, n: int, rng: np.random.Generator, config: gin.GinConfig | None = None,
-                  model: str = "uniform", beta: float = DEFAULT_BETA, oversample: int = 4) -> Worlds:
+                  model: str = "uniform", beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA,
+                  steps: int = DEFAULT_STEPS) -> Worlds:
     """``n`` full states per observation, consistent with it (see the module docstring).
 
     ``observations``: ``(OBS_DIM,)`` or ``(B, OBS_DIM)`` from :func:`rummyrl.gin.observe`
     (not of finished episodes). ``config``: the rules the games are played with (its
-    ``target`` must be the observations'). ``model``: ``"uniform"`` or ``"weighted"``.
+    ``target`` must be the observations'). ``model``: ``"uniform"`` or ``"weighted"``;
+    ``beta``, ``gamma`` and ``steps`` (Metropolis steps per world) are the weighted model's.
     """
-    obs, config, k, opp_hidden, rank, ll = _draw(observations, n, rng, config, model, beta, oversample)
-    B = obs.shape[0]
-    if model == "weighted":
-        pick = _resample(ll, n, rng)
-        rows = np.arange(B)[:, None]
-        opp_hidden, rank, ll = opp_hidden[rows, pick], rank[rows, pick], ll[rows, pick]
-    state = _build(obs, config, k, opp_hidden, rank, n, rng)
-    return Worlds(state, n, ll.reshape(-1).astype(np.float64))
+    obs, config, k, rank, lp = _draw(observations, n, rng, config, model, beta, gamma, steps)
+    state = _build(obs, config, k, rank < k.hidden[:, None, None], rank, n, rng)
+    return Worlds(state, n, lp.reshape(-1))
 
 
 def opponent_card_probabilities(observations, n: int, rng: np.random.Generator,
                                 config: gin.GinConfig | None = None, model: str = "uniform",
-                                beta: float = DEFAULT_BETA, oversample: int = 4) -> np.ndarray:
-    """``(B, 52)``: the estimated probability that the opponent holds each card, from ``n``
-    uniform draws (``"uniform"``) or ``n * oversample`` draws weighted by the opponent model
-    (``"weighted"``; self-normalised importance weights). Known cards are 0 or 1."""
-    obs, config, k, opp_hidden, rank, ll = _draw(observations, n, rng, config, model, beta, oversample)
-    w = np.exp(ll - ll.max(1, keepdims=True))
-    w /= w.sum(1, keepdims=True)
-    return np.einsum("bm,bmc->bc", w, opp_hidden) + k.opp_known
+                                beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA,
+                                steps: int = DEFAULT_STEPS) -> np.ndarray:
+    """``(B, 52)``: the estimated probability that the opponent holds each card, the mean
+    over ``n`` sampled worlds per observation. Known cards are 0 or 1."""
+    obs, config, k, rank, lp = _draw(observations, n, rng, config, model, beta, gamma, steps)
+    return (rank < k.hidden[:, None, None]).mean(1) + k.opp_known
 
 
 def _build(obs, config, k: _Known, opp_hidden, rank, n, rng) -> gin.GinState:
