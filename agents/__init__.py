@@ -34,8 +34,17 @@ def _expert(game: str = "gin", seed: int | None = None) -> Agent:
     return ExpertRummyAgent()
 
 
+def _search(game: str = "gin", seed: int | None = None, **options) -> Agent:
+    check_game(game)
+    from .search import SearchGinAgent
+
+    return SearchGinAgent(game=game, seed=seed, **options)
+
+
 #: name -> constructor(game, seed) of the built-in agents
-_BUILTIN = {"random": RandomAgent, "simple": _simple, "expert": _expert}
+_BUILTIN = {"random": RandomAgent, "simple": _simple, "expert": _expert, "search": _search}
+#: built-in agents that take options in their spec, ``name:key=value,...``
+_WITH_OPTIONS = {"search"}
 
 
 def agent_names() -> list[str]:
@@ -48,7 +57,8 @@ def register(name: str, factory) -> None:
 
 
 def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
-    """An agent from a name (``random``, ...), an :class:`Agent`, or a checkpoint path."""
+    """An agent from a name (``random``, ...), a name with options
+    (``search:worlds=64,topk=3``), an :class:`Agent`, or a checkpoint path."""
     if isinstance(spec, Agent):
         if spec.game != game:
             raise ValueError(f"agent {spec!r} plays {spec.game!r}, not {game!r}")
@@ -57,6 +67,14 @@ def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
         raise ValueError(f"an agent is a name {agent_names()} or a checkpoint path, got {spec!r}")
     if spec in _BUILTIN:
         return _BUILTIN[spec](game=game, seed=seed)
+    name, colon, options = spec.partition(":")
+    if colon and name in _BUILTIN:
+        if name not in _WITH_OPTIONS:
+            raise ValueError(f"agent {name!r} takes no options (got {spec!r}); agents with options: "
+                             f"{sorted(_WITH_OPTIONS)}")
+        from .search import parse_options
+
+        return _BUILTIN[name](game=game, seed=seed, **parse_options(options))
     if os.path.sep in spec or spec.endswith(".pt") or os.path.exists(spec):
         from .neural import load_agent_from_checkpoint
 

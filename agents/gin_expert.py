@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from rummyrl import gin
 from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE
@@ -298,16 +298,8 @@ def _pref_one(row, mk, out, params, cand_dw, cand_danger, cand_score, cand_card,
 
 
 @njit(cache=True)
-def _pref_kernel(obs, mask, params, pref):
-    """The expert's preference for every action of every game, in deadwood points: the
-    expert plays the argmax. Illegal actions get -inf.
-
-    Draw: 0 for the stock (or pass), ``stock_val - take_val - take_margin`` for taking the
-    face-up card. Discard c: minus its score (expected deadwood after the next draw plus
-    danger) relative to the best discard. Knock with c: the discard's preference plus how
-    far the deadwood is under the knock threshold (+0.5), and ``_SURE_KNOCK`` more for
-    gin or a knock that should end the game.
-    """
+def _pref_rows(obs, mask, params, pref, lo, hi):
+    """:func:`_pref_kernel` for games ``lo .. hi - 1``, with scratch space of its own."""
     cand_dw = np.zeros(12, np.float64)
     cand_danger = np.zeros(12, np.float64)
     cand_score = np.zeros(12, np.float64)
@@ -317,9 +309,32 @@ def _pref_kernel(obs, mask, params, pref):
     thrown = np.zeros(4, np.int64)
     passed = np.zeros(4, np.int64)
     unseen = np.zeros(4, np.int64)
-    for b in range(obs.shape[0]):
+    for b in range(lo, hi):
         _pref_one(obs[b], mask[b], pref[b], params, cand_dw, cand_danger, cand_score, cand_card, hand,
                   known, thrown, passed, unseen)
+
+
+#: games per chunk of work: a batch this small or smaller runs on one thread
+_CHUNK = 256
+
+
+@njit(cache=True, parallel=True)
+def _pref_kernel(obs, mask, params, pref):
+    """The expert's preference for every action of every game, in deadwood points: the
+    expert plays the argmax. Illegal actions get -inf. Chunks of games run on all cores
+    (search rolls out thousands of games at once with this policy).
+
+    Draw: 0 for the stock (or pass), ``stock_val - take_val - take_margin`` for taking the
+    face-up card. Discard c: minus its score (expected deadwood after the next draw plus
+    danger) relative to the best discard. Knock with c: the discard's preference plus how
+    far the deadwood is under the knock threshold (+0.5), and ``_SURE_KNOCK`` more for
+    gin or a knock that should end the game.
+    """
+    B = obs.shape[0]
+    chunks = (B + _CHUNK - 1) // _CHUNK
+    for i in prange(chunks):
+        _pref_rows(obs, mask, params, pref, i * _CHUNK, min(B, (i + 1) * _CHUNK))
+
 
 def expert_preferences(observations: np.ndarray, action_masks: np.ndarray,
                        params: "ExpertParams | None" = None) -> np.ndarray:
@@ -328,7 +343,11 @@ def expert_preferences(observations: np.ndarray, action_masks: np.ndarray,
     obs = np.ascontiguousarray(observations, dtype=np.float32)
     mask = np.ascontiguousarray(action_masks, dtype=bool)
     pref = np.empty(mask.shape, np.float32)
-    _pref_kernel(obs, mask, (params or ExpertParams()).as_array(), pref)
+    p = (params or ExpertParams()).as_array()
+    if len(obs) <= _CHUNK:  # one chunk: no threads to start
+        _pref_rows(obs, mask, p, pref, 0, len(obs))
+    else:
+        _pref_kernel(obs, mask, p, pref)
     return pref
 
 
@@ -340,6 +359,10 @@ class ExpertGinAgent(Agent):
         if game != "gin":
             raise ValueError("ExpertGinAgent plays 'gin'; use the Rummy expert for 'rummy'")
         self.params = params or ExpertParams()
+
+    def preferences(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(B, NUM_ACTIONS)``: how much the expert likes each action (it plays the argmax)."""
+        return expert_preferences(observations, action_masks, self.params)
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         return expert_preferences(observations, action_masks, self.params).argmax(1)
