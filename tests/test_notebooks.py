@@ -34,6 +34,8 @@ EXPECTED = {
                               "checkpoint holds:", "python -m rummyrl.agents.play --game gin --opponent"],
     "03_rules_and_analysis": ["9,000 hands in", "after turn 1: median", "knock        gin   undercut",
                               "of the hands:", "taking minus passing:", "paired deals"],
+    "04_search": ["opponent passed:", "uniform   mean log P(true hidden card)",
+                  "weighted  mean log P(true hidden card)", "gain vs expert", "expert plays:"],
 }
 
 
@@ -51,9 +53,9 @@ def kernel_path(tmp_path_factory):
     return data
 
 
-def test_the_three_notebooks_are_there():
+def test_the_notebooks_are_there():
     assert [p.name for p in NOTEBOOKS] == ["01_quickstart.ipynb", "02_train_and_evaluate.ipynb",
-                                           "03_rules_and_analysis.ipynb"]
+                                           "03_rules_and_analysis.ipynb", "04_search.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
