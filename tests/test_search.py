@@ -105,3 +105,18 @@ def test_evaluate_plays_search_in_hands_against_random():
     r = evaluate.play_pairing(load_agent(FAST, game="gin", seed=0), load_agent("random", game="gin", seed=0),
                               spec, 20, seed=5)
     assert r.games == 20 and r.wins_a >= 16
+
+
+def test_play_in_the_terminal_against_search():
+    """``python -m rummyrl.agents.play --opponent search:...``: the session's opponent is the
+    search agent, and as the non-dealer it answers the upcard offer first."""
+    import io
+    import re
+
+    from rummyrl.agents import play
+
+    session = play.make_session("gin", "search:worlds=2,topk=2", seat=0, seed=0, dealers=0,
+                                decks=np.arange(52))
+    out = io.StringIO()
+    assert play.play(session, io.StringIO("?\n"), out) == 0
+    assert re.search(r"search:worlds=2,topk=2 (passes on|takes) the upcard", out.getvalue())
