@@ -30,7 +30,9 @@ option         default       meaning
 ``rollout``    ``expert``    the policy of both seats in the rollouts: an agent name or a
                              checkpoint path
 ``belief``     ``weighted``  ``uniform`` or ``weighted`` (:mod:`rummyrl.gin_beliefs`)
-``beta``       model default the opponent model's sharpness (``weighted`` only)
+``beta``       0.1           the opponent model's weight on thrown and declined cards
+``gamma``      0.04          ... and on the deadwood of its hand per turn played
+``steps``      40            Metropolis steps per world (``weighted`` only)
 ``z``          1.0           standard errors a candidate must win by to replace the
                              rollout policy's choice (0: the best mean)
 ``game_value`` 100           value of winning the game, beside the hand's points
@@ -63,6 +65,8 @@ OPTIONS = {
     "rollout": (str, "expert"),
     "belief": (str, "weighted"),
     "beta": (float, beliefs.DEFAULT_BETA),
+    "gamma": (float, beliefs.DEFAULT_GAMMA),
+    "steps": (int, beliefs.DEFAULT_STEPS),
     "z": (float, 1.0),
     "game_value": (float, 100.0),
     "horizon": (int, 100),
@@ -108,8 +112,9 @@ class SearchGinAgent(Agent):
             raise ValueError(f"search option topk must be >= 0 (0: every legal action), got {opts['topk']}")
         if opts["belief"] not in beliefs.MODELS:
             raise ValueError(f"search option belief must be one of {list(beliefs.MODELS)}, got {opts['belief']!r}")
-        if not (opts["beta"] >= 0 and opts["z"] >= 0):
-            raise ValueError(f"search options beta and z must be >= 0, got {opts['beta']} and {opts['z']}")
+        for key in ("beta", "gamma", "z", "steps"):
+            if not opts[key] >= 0:
+                raise ValueError(f"search option {key} must be >= 0, got {opts[key]}")
         if opts["rollout"] == "search":
             raise ValueError("the rollout policy of search cannot be search itself")
         from . import load_agent
@@ -152,8 +157,9 @@ class SearchGinAgent(Agent):
         B, k = cand.shape
         n = self.options["worlds"]
         config = self.config or gin.GinConfig(target=int(round(float(obs[0, gin.OBS_LAYOUT["target"]][0]) * 100)))
-        worlds = beliefs.sample_worlds(obs, n, self.rng, config, model=self.options["belief"],
-                                       beta=self.options["beta"])
+        o = self.options
+        worlds = beliefs.sample_worlds(obs, n, self.rng, config, model=o["belief"], beta=o["beta"],
+                                       gamma=o["gamma"], steps=o["steps"])
         # rollout (game b, world j, candidate i) is entry (b * n + j) * k + i
         first = np.repeat(cand, n, axis=0).reshape(-1)
         valid = first >= 0
