@@ -7,14 +7,14 @@ policies the others (registered as ``rummyrl/Rummy-v0`` on ``import envs``).
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 
 Spaces, observation layout, actions and reward schemes are those of the PettingZoo env
-(``envs/rummy_v0.py``): observations are ``{"observation": (1911,) float32,
+(``envs/rummy_v0.py``): observations are ``{"observation": (3061,) float32,
 "action_mask": (1267,) int8}``, actions ``Discrete(1267)``, for every number of players. The
 mask is also in ``info["action_mask"]`` and, as a bool array, from
 :meth:`RummyEnv.action_masks` (the method sb3-contrib's ``MaskablePPO`` calls).
 
 Arguments: ``opponent``: one opponent for every other seat (a baseline by name, ``"random"``
 by default, ``"simple"`` or ``"expert"``; an ``agents.Agent``; or any callable
-``(observation (1911,) float32, action_mask (1267,) bool) -> action``), or a list of
+``(observation (3061,) float32, action_mask (1267,) bool) -> action``), or a list of
 ``num_players - 1`` of them, one per seat relative to the learner: ``opponent[i]`` plays the
 seat ``i + 1`` places clockwise from the learner, which acts ``i + 1`` turns after it (so the
 list keeps its meaning when the learner's seat changes); a name in the list loads its own

@@ -37,6 +37,6 @@ def observation_high(config: rummy.RummyConfig) -> np.ndarray:
 
 
 def observation_space(config: rummy.RummyConfig) -> spaces.Dict:
-    """``Dict(observation=Box(0, high, (1911,), float32), action_mask=Box(0, 1, (1267,), int8))``;
+    """``Dict(observation=Box(0, high, (3061,), float32), action_mask=Box(0, 1, (1267,), int8))``;
     the same shapes for every number of players."""
     return dict_space(observation_high(config), rummy.NUM_ACTIONS)

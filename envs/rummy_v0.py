@@ -16,7 +16,7 @@ env = rummy_v0.env(num_players=4, render_mode="ansi", episode="round", reward="r
 | Number of agents   | 2 to 6                                                        |
 | Action shape       | `Discrete(1267)`                                              |
 | Action values      | 0 .. 1266                                                     |
-| Observation shape  | `(1911,)`, float32, plus an action mask `(1267,)`, int8 (the same for every number of players) |
+| Observation shape  | `(3061,)`, float32, plus an action mask `(1267,)`, int8 (the same for every number of players) |
 | Observation values | 0 .. 1, except scores, hand sizes and a few counters (see below) |
 
 Basic Rummy for 2-6 players by the rule book `docs/rules.md` (rule ids C-1..C-4, R-1..R-9): the
@@ -30,8 +30,8 @@ in the other hands. An episode is one round or a whole game to the target (`epis
 
 `observe(agent)` returns a dict:
 
-- `"observation"`: `Box(0, high, (1911,), float32)`, what `agent` may know (`rummyrl.rummy.observe`):
-  36 planes of 52 cards (card id `c = suit * 13 + rank`, suits ♠ ♥ ♦ ♣, ranks A..K), then 39
+- `"observation"`: `Box(0, high, (3061,), float32)`, what `agent` may know (`rummyrl.rummy.observe`):
+  58 planes of 52 cards (card id `c = suit * 13 + rank`, suits ♠ ♥ ♦ ♣, ranks A..K), then 45
   numbers. Seats are relative to the observer: relative seat 0 is the player, 1 the next to
   act after it, and so on. Per-seat parts have room for 6 seats; seats beyond the game's
   players are 0 (`seat_present` says which exist).
@@ -50,18 +50,26 @@ in the other hands. An episode is one round or a whole game to the target (`epis
 | 1456-1767 | `known`         | 312  | cards each relative seat took from the pile and has not played since (6 x 52) |
 | 1768-1819 | `taken`         | 52   | the card the player took from the pile this turn (R-5)          |
 | 1820-1871 | `unseen`        | 52   | cards not in the hand, on the table, in the pile, or known to be held by another seat |
-| 1872-1877 | `hand_sizes`    | 6    | cards held by each relative seat / `hand_size` (up to 52 / `hand_size`) |
-| 1878-1883 | `melded`        | 6    | 1 where the seat laid down a meld this round (R-4)              |
-| 1884-1889 | `scores`        | 6    | each seat's points in this game / target (up to `(target - 1 + 340) / target`) |
-| 1890-1895 | `seat_present`  | 6    | 1 for the seats in the game                                     |
-| 1896-1901 | `dealer`        | 6    | one-hot relative seat of the dealer                             |
-| 1902      | `stock_size`    | 1    | cards in the stock / 52                                         |
-| 1903      | `stock_passes`  | 1    | times the pile was turned over this round (R-7; up to `stock_passes`) |
-| 1904      | `passes_left`   | 1    | 1 while the stock may still be renewed from the pile            |
-| 1905-1907 | `phase`         | 3    | one-hot DRAW, PLAY, DONE                                        |
-| 1908      | `my_turn`       | 1    | 1 when the player is to act                                     |
-| 1909      | `target`        | 1    | target / 200                                                    |
-| 1910      | `round_actions` | 1    | actions so far this round / the move cap                        |
+| 1872-2183 | `thrown`        | 312  | cards each relative seat discarded this round (6 x 52; R-3)     |
+| 2184-2495 | `passed`        | 312  | top discards each relative seat declined by drawing from the stock this round (6 x 52) |
+| 2496-2807 | `drawn_seen`    | 312  | cards each relative seat drew from a stock turned over from the pile and has not played since (6 x 52; R-7: everyone saw the pile, so the card is known) |
+| 2808-2859 | `pile_by`       | 52   | for a pile card, (relative seat that threw it + 1) / 6; 0 for the upcard |
+| 2860-2911 | `laid_off_by`   | 52   | for a card laid off onto a table meld, (relative seat that laid it off + 1) / 6 (R-4) |
+| 2912-2963 | `stock_order`   | 52   | once the pile was turned over (R-7), for each stock card (draws until it comes up) / stock size |
+| 2964-3015 | `actor_taken`   | 52   | the card the player to act, whoever it is, took from the pile this turn (R-5) |
+| 3016-3021 | `hand_sizes`    | 6    | cards held by each relative seat / `hand_size` (up to 52 / `hand_size`) |
+| 3022-3027 | `melded`        | 6    | 1 where the seat laid down a meld this round (R-4)              |
+| 3028-3033 | `scores`        | 6    | each seat's points in this game / target (up to `(target - 1 + 340) / target`) |
+| 3034-3039 | `seat_present`  | 6    | 1 for the seats in the game                                     |
+| 3040-3045 | `dealer`        | 6    | one-hot relative seat of the dealer                             |
+| 3046-3051 | `to_act`        | 6    | one-hot relative seat of the player to act (all 0 once the episode is over) |
+| 3052      | `stock_size`    | 1    | cards in the stock / 52                                         |
+| 3053      | `stock_passes`  | 1    | times the pile was turned over this round (R-7; up to `stock_passes`) |
+| 3054      | `passes_left`   | 1    | 1 while the stock may still be renewed from the pile            |
+| 3055-3057 | `phase`         | 3    | one-hot DRAW, PLAY, DONE                                        |
+| 3058      | `my_turn`       | 1    | 1 when the player is to act                                     |
+| 3059      | `target`        | 1    | target / 200                                                    |
+| 3060      | `round_actions` | 1    | actions so far this round / the move cap                        |
 
 `rummyrl.rummy.OBS_LAYOUT` maps each name to its slice and `rummyrl.rummy.observation_dict`
 splits an observation into named parts. Observations are new arrays on every call.
@@ -167,7 +175,9 @@ cap), the final table and hands and the score line; at the end the final totals.
 
 ## Version history
 
-* v0: first version (rummyrl).
+* v0: first version (rummyrl). The observation later grew from 1911 to 3061 floats (`thrown`,
+  `passed`, `drawn_seen`, `pile_by`, `laid_off_by`, `stock_order`, `actor_taken`, `to_act`), so
+  that it holds everything the player knows (`rummyrl.rummy_beliefs` rebuilds full states from it).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Self-play (:class:`RummySelfPlay`): one learner plays every seat of every game::
         batch = env.step(actions)
 
 ``batch.player`` ``(B,)`` is the seat to act, ``batch.obs`` its observation (``rummyrl.rummy``
-layout, ``(B, 1911)``), ``batch.mask`` its legal actions ``(B, 1267)`` bool,
+layout, ``(B, 3061)``), ``batch.mask`` its legal actions ``(B, 1267)`` bool,
 ``batch.rewards`` ``(B, P)`` the rewards credited to each seat now (the acting seat receives
 everything that reached it since it last acted; when a game ends every seat receives its
 remainder; each reward is credited exactly once), ``batch.done`` the games that ended in this
@@ -36,7 +36,7 @@ class RummySelfPlay(EngineSelfPlay):
     """Batched Rummy self-play (see the module docstring). Keyword arguments: ``reward``,
     ``round_points_scale``, ``game_points_scale`` (``rummyrl.envs.rummy_rewards``),
     ``final_observations`` (the ended game's last observation of every seat in
-    ``batch.final_obs`` ``(B, P, 1911)``) and every rule option of ``rummyrl.rummy.RummyConfig``
+    ``batch.final_obs`` ``(B, P, 3061)``) and every rule option of ``rummyrl.rummy.RummyConfig``
     (``num_players``, ``episode``, ``target``, ...). Reset options: ``decks`` and ``dealers``
     as ``rummyrl.rummy.init`` takes them (one deck for all lanes, ``(B, 52)``, or a schedule
     ``(B, H, 52)``)."""

@@ -93,7 +93,10 @@ From the viewpoint of one player, seats relative to it: relative seat 0 is the p
 1 the next to act after it, and so on. Per-seat parts are sized for the most players
 (:data:`MAX_PLAYERS` = 6), so :data:`OBS_DIM` is one number for every player count;
 seats beyond the game's players are zero (``seat_present`` says which exist).
-:data:`OBS_DIM` = 1911 floats (36 planes of 52 cards, then 39 numbers).
+:data:`OBS_DIM` = 3061 floats (58 planes of 52 cards, then 45 numbers). It holds everything the
+player knows about the round, so that :mod:`rummyrl.rummy_beliefs` can rebuild full states
+whose observation is exactly this one: who threw, declined and laid off what, and the order
+of a stock turned over from the pile (R-7), which every player saw.
 
 ================  ==========  ===========================================================
 part              size        content
@@ -111,11 +114,25 @@ known             6 x 52      cards each relative seat took from the pile and ha
 taken             52          the card the player took from the pile this turn (R-5)
 unseen            52          cards not in the hand, on the table, in the pile, or known
                               to be held by another seat
+thrown            6 x 52      cards each relative seat discarded this round (R-3)
+passed            6 x 52      top discards each relative seat declined by drawing from
+                              the stock this round
+drawn_seen        6 x 52      cards each relative seat drew from a stock turned over from
+                              the pile and has not played since (R-7: everyone saw it)
+pile_by           52          for a pile card, (relative seat that threw it + 1) / 6; 0
+                              for the upcard
+laid_off_by       52          for a card laid off onto a table meld, (relative seat that
+                              laid it off + 1) / 6 (R-4)
+stock_order       52          once the pile was turned over (R-7), for each stock card
+                              (draws until it comes up) / stock size
+actor_taken       52          the card the player to act, whoever it is, took from the
+                              pile this turn (R-5)
 hand_sizes        6           cards held by each relative seat / hand_size
 melded            6           1 where the seat laid down a meld this round (R-4)
 scores            6           each seat's points in this game / target
 seat_present      6           1 for the seats in the game
 dealer            6           one-hot relative seat of the dealer
+to_act            6           one-hot relative seat of the player to act (0 when over)
 stock_size        1           cards in the stock / 52
 stock_passes      1           times the pile was turned over this round (R-7)
 passes_left       1           1 while the stock may still be renewed from the pile
@@ -328,6 +345,10 @@ class RummyState(BatchState):
     pile_from: np.ndarray  # (B, 52) int8: who threw each pile card (-1: the upcard)
     pile_len: np.ndarray  # (B,) int16
     known: np.ndarray  # (B, P, 52) bool: cards each player took from the pile, not played since
+    drawn_seen: np.ndarray  # (B, P, 52) bool: cards each player drew from a stock turned over from
+    #   the pile (R-7: everyone saw its order, so everyone knows the card), not played since
+    thrown: np.ndarray  # (B, P, 52) bool: cards each player discarded this round (R-3)
+    passed: np.ndarray  # (B, P, 52) bool: top discards each player declined by drawing from the stock
     melded: np.ndarray  # (B, P) bool: laid down a meld of its own this round (R-4)
     table_slot: np.ndarray  # (B, 52) int8: table meld slot of each card on the table, -1
     table_by: np.ndarray  # (B, 52) int8: who put each table card there, -1
@@ -466,8 +487,10 @@ def _legal_one(b, hands, hand_size, pile_len, stock_pos, stock_len, passes, phas
 
 @njit(cache=True)
 def _draw_stock_one(b, p, hands, hand_size, stock, stock_pos, stock_len, pile, pile_from, pile_len,
-                    passes, last_stock, taken, phase, stock_passes):
+                    passes, last_stock, taken, phase, stock_passes, passed, drawn_seen):
     """Draw the top stock card (R-3); an empty stock is first renewed from the pile (R-7)."""
+    if pile_len[b] > 0:  # the player declined the top discard: the others saw it (beliefs)
+        passed[b, p, pile[b, pile_len[b] - 1]] = True
     if stock_pos[b] >= stock_len[b]:
         # R-7: the pile turned over unshuffled, so its earliest discard is drawn first
         n = pile_len[b]
@@ -485,6 +508,8 @@ def _draw_stock_one(b, p, hands, hand_size, stock, stock_pos, stock_len, pile, p
     stock_pos[b] = i + 1
     hands[b, p, c] = True
     hand_size[b, p] += 1
+    if passes[b] > 0:  # a turned-over pile: every player saw its order, so this card is known
+        drawn_seen[b, p, c] = True
     taken[b] = -1
     # R-7: the last card of the last stock allowed; the round ends with this turn
     if i + 1 >= stock_len[b] and passes[b] >= stock_passes:
@@ -508,11 +533,13 @@ def _take_one(b, p, hands, hand_size, pile, pile_from, pile_len, known, taken, p
 
 
 @njit(cache=True)
-def _discard_one(b, p, c, hands, hand_size, pile, pile_from, pile_len, known, taken):
+def _discard_one(b, p, c, hands, hand_size, pile, pile_from, pile_len, known, taken, drawn_seen, thrown):
     """Put card ``c`` on the discard pile (R-3)."""
     hands[b, p, c] = False
     hand_size[b, p] -= 1
     known[b, p, c] = False
+    drawn_seen[b, p, c] = False
+    thrown[b, p, c] = True
     n = pile_len[b]
     pile[b, n] = c
     pile_from[b, n] = p
@@ -522,13 +549,14 @@ def _discard_one(b, p, c, hands, hand_size, pile, pile_from, pile_len, known, ta
 
 @njit(cache=True)
 def _meld_one(b, p, m, hands, hand_size, known, melded, table_slot, table_by, n_melds, slot_owner,
-              slot_is_run, slot_ext):
+              slot_is_run, slot_ext, drawn_seen):
     """Lay down catalogue meld ``m`` from the hand into the next free table slot (R-4)."""
     k = n_melds[b]
     for i in range(_MELD_LEN[m]):
         c = _MELD_CARDS[m, i]
         hands[b, p, c] = False
         known[b, p, c] = False
+        drawn_seen[b, p, c] = False
         table_slot[b, c] = k
         table_by[b, c] = p
     hand_size[b, p] -= _MELD_LEN[m]
@@ -542,11 +570,12 @@ def _meld_one(b, p, m, hands, hand_size, known, melded, table_slot, table_by, n_
 
 @njit(cache=True)
 def _layoff_one(b, p, k, c, hands, hand_size, known, table_slot, table_by, laid_off, slot_is_run,
-                slot_ext):
+                slot_ext, drawn_seen):
     """Lay off card ``c`` onto table slot ``k`` (R-4): a set is then full; a run's end moves."""
     hands[b, p, c] = False
     hand_size[b, p] -= 1
     known[b, p, c] = False
+    drawn_seen[b, p, c] = False
     table_slot[b, c] = k
     table_by[b, c] = p
     laid_off[b, c] = True
@@ -605,7 +634,7 @@ def _step_kernel(act, hands, hand_size, stock, stock_pos, stock_len, passes, las
                  round_no, scores, rounds_won, round_winners, round_points, round_ends, mask,
                  round_ended, active, game_over, truncated, winner, next_round, last_end, last_winner,
                  last_points, last_dealer, last_hand_values, last_hands, last_table_slot,
-                 last_table_by, last_laid_off, last_slot_owner,
+                 last_table_by, last_laid_off, last_slot_owner, drawn_seen, thrown, passed,
                  stock_passes, forbid_taken, max_actions, one_round, target, max_rounds):
     """Apply the actions; score ended rounds; set ``next_round`` where a new round must be
     dealt. Returns how many games need one, or -1 - g with nothing changed when the action of
@@ -626,11 +655,12 @@ def _step_kernel(act, hands, hand_size, stock, stock_pos, stock_len, passes, las
         end = END_NONE
         if a == DRAW_STOCK:
             _draw_stock_one(b, p, hands, hand_size, stock, stock_pos, stock_len, pile, pile_from,
-                            pile_len, passes, last_stock, taken, phase, stock_passes)
+                            pile_len, passes, last_stock, taken, phase, stock_passes, passed, drawn_seen)
         elif a == TAKE_DISCARD:
             _take_one(b, p, hands, hand_size, pile, pile_from, pile_len, known, taken, phase)
         elif a < MELD:
-            _discard_one(b, p, a - DISCARD, hands, hand_size, pile, pile_from, pile_len, known, taken)
+            _discard_one(b, p, a - DISCARD, hands, hand_size, pile, pile_from, pile_len, known, taken,
+                         drawn_seen, thrown)
             if hand_size[b, p] == 0:  # R-6: out by discarding the last card
                 end = END_OUT
             elif last_stock[b]:  # R-7: the last stock is used up and the drawer is not out
@@ -641,11 +671,11 @@ def _step_kernel(act, hands, hand_size, stock, stock_pos, stock_len, passes, las
         else:
             if a < LAYOFF:
                 _meld_one(b, p, a - MELD, hands, hand_size, known, melded, table_slot, table_by,
-                          n_melds, slot_owner, slot_is_run, slot_ext)
+                          n_melds, slot_owner, slot_is_run, slot_ext, drawn_seen)
             else:
                 k = (a - LAYOFF) // NUM_CARDS
                 _layoff_one(b, p, k, (a - LAYOFF) % NUM_CARDS, hands, hand_size, known, table_slot,
-                            table_by, laid_off, slot_is_run, slot_ext)
+                            table_by, laid_off, slot_is_run, slot_ext, drawn_seen)
             if hand_size[b, p] == 0:  # R-6: out with no discard
                 end = END_OUT
         if end == END_NONE and round_actions[b] >= max_actions:
@@ -686,7 +716,7 @@ def _step_kernel(act, hands, hand_size, stock, stock_pos, stock_len, passes, las
 def _deal_kernel(rows, decks, dealers, hand_len, hands, hand_size, deck, stock, stock_pos, stock_len,
                  passes, last_stock, pile, pile_from, pile_len, known, melded, table_slot, table_by,
                  laid_off, n_melds, slot_owner, slot_is_run, slot_ext, phase, current, dealer, taken,
-                 round_actions, mask, stock_passes, forbid_taken):
+                 round_actions, mask, stock_passes, forbid_taken, drawn_seen, thrown, passed):
     """Deal ``decks[i]`` with dealer ``dealers[i]`` to game ``rows[i]`` (R-1, R-2)."""
     P = hands.shape[1]
     up = hand_len * P
@@ -695,6 +725,9 @@ def _deal_kernel(rows, decks, dealers, hand_len, hands, hand_size, deck, stock, 
         d = dealers[i]
         hands[b] = False
         known[b] = False
+        drawn_seen[b] = False
+        thrown[b] = False
+        passed[b] = False
         melded[b] = False
         for j in range(P):  # deck[h*j : h*j + h]: the player j + 1 seats left of the dealer
             q = (d + 1 + j) % P
@@ -754,10 +787,19 @@ def init(
     if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
     B = int(batch_size)
+    schedule, schedule_dealer = _schedule(B, config.num_players, decks, dealers)
+    state = _alloc(B, config, game_seeds(seed, B), schedule, schedule_dealer)
+    _new_game(state, np.arange(B))
+    return state
+
+
+def _alloc(B: int, config: RummyConfig, seeds: np.ndarray, schedule: np.ndarray,
+           schedule_dealer: np.ndarray) -> RummyState:
+    """A state of ``B`` games with every array allocated and nothing dealt (``init`` deals
+    it; :mod:`rummyrl.rummy_beliefs` fills it with sampled worlds)."""
     P = config.num_players
     K = MAX_TABLE_MELDS
     H = config.max_rounds if config.episode == "game" else 1
-    schedule, schedule_dealer = _schedule(B, P, decks, dealers)
     z = np.zeros
 
     def full(shape, dtype):
@@ -769,7 +811,8 @@ def init(
         stock=full((B, NUM_CARDS), np.int8), stock_pos=z(B, np.int16), stock_len=z(B, np.int16),
         passes=z(B, np.int8), last_stock=z(B, bool), pile=full((B, NUM_CARDS), np.int8),
         pile_from=full((B, NUM_CARDS), np.int8), pile_len=z(B, np.int16),
-        known=z((B, P, NUM_CARDS), bool), melded=z((B, P), bool),
+        known=z((B, P, NUM_CARDS), bool), drawn_seen=z((B, P, NUM_CARDS), bool),
+        thrown=z((B, P, NUM_CARDS), bool), passed=z((B, P, NUM_CARDS), bool), melded=z((B, P), bool),
         table_slot=full((B, NUM_CARDS), np.int8), table_by=full((B, NUM_CARDS), np.int8),
         laid_off=z((B, NUM_CARDS), bool), n_melds=z(B, np.int8), slot_owner=full((B, K), np.int8),
         slot_is_run=z((B, K), bool), slot_ext=full((B, K, 2), np.int8),
@@ -777,7 +820,7 @@ def init(
         round_actions=z(B, np.int16), round_no=z(B, np.int16), scores=z((B, P), np.int32),
         rounds_won=z((B, P), np.int16), round_winners=full((B, H), np.int8),
         round_points=z((B, H), np.int32), round_ends=z((B, H), np.int8),
-        seed=game_seeds(seed, B), game_no=z(B, np.int64),
+        seed=seeds, game_no=z(B, np.int64),
         schedule=schedule, schedule_dealer=schedule_dealer, mask=z((B, NUM_ACTIONS), bool),
         round_ended=z(B, bool), game_over=z(B, bool), truncated=z(B, bool), winner=full(B, np.int8),
         last_end=z(B, np.int8), last_winner=full(B, np.int8), last_points=z(B, np.int32),
@@ -786,7 +829,6 @@ def init(
         last_table_by=full((B, NUM_CARDS), np.int8), last_laid_off=z((B, NUM_CARDS), bool),
         last_slot_owner=full((B, K), np.int8),
     )
-    _new_game(state, np.arange(B))
     return state
 
 
@@ -859,7 +901,7 @@ def _deal(state: RummyState, rows: np.ndarray, rule_dealer: np.ndarray) -> None:
                  s.passes, s.last_stock, s.pile, s.pile_from, s.pile_len, s.known, s.melded,
                  s.table_slot, s.table_by, s.laid_off, s.n_melds, s.slot_owner, s.slot_is_run,
                  s.slot_ext, s.phase, s.current, s.dealer, s.taken, s.round_actions, s.mask,
-                 cfg.stock_passes, cfg.forbid_taken_discard)
+                 cfg.stock_passes, cfg.forbid_taken_discard, s.drawn_seen, s.thrown, s.passed)
 
 
 def reset_done(state: RummyState, rows: np.ndarray | None = None) -> np.ndarray:
@@ -874,6 +916,26 @@ def reset_done(state: RummyState, rows: np.ndarray | None = None) -> np.ndarray:
         state.game_no[rows] += 1
         _new_game(state, rows)
     return rows
+
+
+@njit(cache=True)
+def _mask_kernel(hands, hand_size, pile_len, stock_pos, stock_len, passes, phase, current, taken, melded,
+                 n_melds, slot_ext, mask, stock_passes, forbid_taken):
+    for b in range(phase.shape[0]):
+        if phase[b] == PHASE_DONE:
+            mask[b, :] = False
+        else:
+            _legal_one(b, hands, hand_size, pile_len, stock_pos, stock_len, passes, phase, current, taken,
+                       melded, n_melds, slot_ext, mask, stock_passes, forbid_taken)
+
+
+def update_mask(state: RummyState) -> None:
+    """Recompute ``state.mask`` from the rest of the state, in place: for a state whose
+    arrays were edited or built outside ``init`` / ``step`` (sampled worlds, tests)."""
+    s = state
+    _mask_kernel(s.hands, s.hand_size, s.pile_len, s.stock_pos, s.stock_len, s.passes, s.phase, s.current,
+                 s.taken, s.melded, s.n_melds, s.slot_ext, s.mask, s.config.stock_passes,
+                 s.config.forbid_taken_discard)
 
 
 def legal_mask(state: RummyState) -> np.ndarray:
@@ -905,8 +967,8 @@ def step(state: RummyState, actions, inplace: bool = False, active=None) -> Rumm
         s.round_actions, s.round_no, s.scores, s.rounds_won, s.round_winners, s.round_points,
         s.round_ends, s.mask, s.round_ended, active, s.game_over, s.truncated, s.winner, next_round,
         s.last_end, s.last_winner, s.last_points, s.last_dealer, s.last_hand_values, s.last_hands,
-        s.last_table_slot, s.last_table_by, s.last_laid_off, s.last_slot_owner,
-        cfg.stock_passes, cfg.forbid_taken_discard, cfg.action_cap, cfg.episode == "round",
+        s.last_table_slot, s.last_table_by, s.last_laid_off, s.last_slot_owner, s.drawn_seen, s.thrown,
+        s.passed, cfg.stock_passes, cfg.forbid_taken_discard, cfg.action_cap, cfg.episode == "round",
         cfg.target, cfg.max_rounds,
     )
     if n_next < 0:
@@ -933,11 +995,22 @@ OBS_PARTS = (
     ("known", MAX_PLAYERS * NUM_CARDS, "cards each relative seat took from the pile, not played since"),
     ("taken", NUM_CARDS, "the card the player took from the pile this turn (R-5)"),
     ("unseen", NUM_CARDS, "cards not in the hand, table or pile, nor known to be held by another seat"),
+    ("thrown", MAX_PLAYERS * NUM_CARDS, "cards each relative seat discarded this round (R-3)"),
+    ("passed", MAX_PLAYERS * NUM_CARDS, "top discards each relative seat declined by drawing from the stock"),
+    ("drawn_seen", MAX_PLAYERS * NUM_CARDS,
+     "cards each relative seat drew from a stock turned over from the pile (R-7), not played since"),
+    ("pile_by", NUM_CARDS, "for a pile card, (relative seat that threw it + 1) / 6; 0 for the upcard"),
+    ("laid_off_by", NUM_CARDS, "for a card laid off onto a table meld, (relative seat that laid it off + 1) / 6"),
+    ("stock_order", NUM_CARDS,
+     "for a stock card of a turned-over pile (R-7), (draws until it comes up) / stock size"),
+    ("actor_taken", NUM_CARDS,
+     "the card the player to act, whoever it is, took from the pile this turn (R-5)"),
     ("hand_sizes", MAX_PLAYERS, "cards held by each relative seat / hand_size"),
     ("melded", MAX_PLAYERS, "1 where the seat laid down a meld this round (R-4)"),
     ("scores", MAX_PLAYERS, "each seat's points in this game / target"),
     ("seat_present", MAX_PLAYERS, "1 for the seats in the game"),
     ("dealer", MAX_PLAYERS, "one-hot relative seat of the dealer"),
+    ("to_act", MAX_PLAYERS, "one-hot relative seat of the player to act (all 0 once the episode is over)"),
     ("stock_size", 1, "cards in the stock / 52"),
     ("stock_passes", 1, "times the pile was turned over this round (R-7)"),
     ("passes_left", 1, "1 while the stock may still be renewed from the pile"),
@@ -965,11 +1038,19 @@ _O_RECENCY = OBS_LAYOUT["pile_recency"].start
 _O_KNOWN = OBS_LAYOUT["known"].start
 _O_TAKEN = OBS_LAYOUT["taken"].start
 _O_UNSEEN = OBS_LAYOUT["unseen"].start
+_O_THROWN = OBS_LAYOUT["thrown"].start
+_O_PASSED = OBS_LAYOUT["passed"].start
+_O_DRAWN = OBS_LAYOUT["drawn_seen"].start
+_O_PILE_BY = OBS_LAYOUT["pile_by"].start
+_O_LAID_BY = OBS_LAYOUT["laid_off_by"].start
+_O_STOCK_ORDER = OBS_LAYOUT["stock_order"].start
+_O_ACTOR_TAKEN = OBS_LAYOUT["actor_taken"].start
 _O_SIZES = OBS_LAYOUT["hand_sizes"].start
 _O_MELDED = OBS_LAYOUT["melded"].start
 _O_SCORES = OBS_LAYOUT["scores"].start
 _O_PRESENT = OBS_LAYOUT["seat_present"].start
 _O_DEALER = OBS_LAYOUT["dealer"].start
+_O_TO_ACT = OBS_LAYOUT["to_act"].start
 _O_STOCK = OBS_LAYOUT["stock_size"].start
 _O_PASSES = OBS_LAYOUT["stock_passes"].start
 _O_LEFT = OBS_LAYOUT["passes_left"].start
@@ -991,7 +1072,7 @@ def obs_dim(num_players: int = 4) -> int:
 def _observe_kernel(players, hands, hand_size, pile, pile_len, known, melded, table_slot,
                     slot_owner, n_melds, slot_ext, stock_pos, stock_len, passes, phase, current,
                     dealer, taken, scores, round_actions, hand_len, target, max_actions,
-                    stock_passes, out):
+                    stock_passes, drawn_seen, thrown, passed, pile_from, table_by, laid_off, stock, out):
     P = hands.shape[1]
     C = NUM_CARDS
     for b in range(players.shape[0]):
@@ -1008,9 +1089,17 @@ def _observe_kernel(players, hands, hand_size, pile, pile_len, known, melded, ta
                 j = (slot_owner[b, k] - p) % P
                 row[_O_TABLE_BY + j * C + c] = 1.0
                 row[_O_SLOTS + k * C + c] = 1.0
-            for q in range(P):
-                if known[b, q, c]:
-                    row[_O_KNOWN + ((q - p) % P) * C + c] = 1.0
+                if laid_off[b, c]:
+                    row[_O_LAID_BY + c] = ((table_by[b, c] - p) % P + 1) / MAX_PLAYERS
+        # per-seat planes: relative seat j outside, so the card loop has no modulo in it
+        for j in range(P):
+            q = (p + j) % P
+            o = j * C
+            for c in range(C):  # branch-free copies of the bool planes (they vectorize)
+                row[_O_KNOWN + o + c] = known[b, q, c]
+                row[_O_DRAWN + o + c] = drawn_seen[b, q, c]
+                row[_O_THROWN + o + c] = thrown[b, q, c]
+                row[_O_PASSED + o + c] = passed[b, q, c]
         for k in range(n_melds[b]):
             for e in range(2):
                 c = slot_ext[b, k, e]
@@ -1021,10 +1110,18 @@ def _observe_kernel(players, hands, hand_size, pile, pile_len, known, melded, ta
             c = pile[b, i]
             row[_O_PILE + c] = 1.0
             row[_O_RECENCY + c] = (i + 1) / n
+            if pile_from[b, i] >= 0:
+                row[_O_PILE_BY + c] = ((pile_from[b, i] - p) % P + 1) / MAX_PLAYERS
+        if passes[b] > 0:  # R-7: the stock is the pile turned over, and everyone saw the pile
+            left = stock_len[b] - stock_pos[b]
+            for i in range(stock_pos[b], stock_len[b]):
+                row[_O_STOCK_ORDER + stock[b, i]] = (i - stock_pos[b] + 1) / left
         if n > 0:
             row[_O_TOP + pile[b, n - 1]] = 1.0
         if taken[b] >= 0 and current[b] == p:
             row[_O_TAKEN + taken[b]] = 1.0
+        if taken[b] >= 0 and phase[b] != PHASE_DONE:  # public: everyone saw the take (R-5)
+            row[_O_ACTOR_TAKEN + taken[b]] = 1.0
         for c in range(C):
             seen = row[_O_HAND + c] > 0 or table_slot[b, c] >= 0 or row[_O_PILE + c] > 0
             for j in range(1, P):
@@ -1039,6 +1136,8 @@ def _observe_kernel(players, hands, hand_size, pile, pile_len, known, melded, ta
             row[_O_SCORES + j] = scores[b, q] / target
             row[_O_PRESENT + j] = 1.0
         row[_O_DEALER + (dealer[b] - p) % P] = 1.0
+        if phase[b] != PHASE_DONE:
+            row[_O_TO_ACT + (current[b] - p) % P] = 1.0
         row[_O_STOCK] = (stock_len[b] - stock_pos[b]) / C
         row[_O_PASSES] = passes[b]
         row[_O_LEFT] = passes[b] < stock_passes
@@ -1062,7 +1161,8 @@ def observe(state: RummyState, player=None, out: np.ndarray | None = None) -> np
     _observe_kernel(players, s.hands, s.hand_size, s.pile, s.pile_len, s.known, s.melded, s.table_slot,
                     s.slot_owner, s.n_melds, s.slot_ext, s.stock_pos, s.stock_len, s.passes, s.phase,
                     s.current, s.dealer, s.taken, s.scores, s.round_actions, float(cfg.hand_size),
-                    float(cfg.target), float(cfg.action_cap), cfg.stock_passes, out)
+                    float(cfg.target), float(cfg.action_cap), cfg.stock_passes, s.drawn_seen, s.thrown,
+                    s.passed, s.pile_from, s.table_by, s.laid_off, s.stock, out)
     return out
 
 
