@@ -1,0 +1,302 @@
+"""The training config: its dataclasses, YAML loading with ``key=value`` overrides, and checks.
+
+:class:`TrainConfig` documents every field; :func:`load_config` builds one from a file and
+overrides and raises :class:`ConfigError` naming the key of anything unknown or out of
+range. :func:`to_overrides` turns a saved config back into overrides (``--resume``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from rummyrl.agents.neural import NetConfig
+
+
+@dataclass
+class OpponentConfig:
+    """How often each kind of opponent is drawn for a new game (weights, normalised)."""
+
+    self_play: float = 0.4
+    """The current policy in every other seat (all seats learn)."""
+    snapshots: float = 0.2
+    """A past snapshot of the policy, drawn uniformly from the pool."""
+    simple: float = 0.2
+    """The rule-based ``simple`` baseline."""
+    expert: float = 0.2
+    """The rule-based ``expert`` baseline."""
+    random: float = 0.0
+    """Uniformly random legal play."""
+
+
+@dataclass
+class EvalConfig:
+    """Periodic evaluation with evaluate.py's code (greedy policy, duplicate deals)."""
+
+    every_minutes: float = 5.0
+    """Minutes of training between evaluations (0: only at the end)."""
+    games: int = 400
+    """Games per opponent at each periodic evaluation."""
+    final_games: int = 2000
+    """Games per opponent in the evaluation after training."""
+    opponents: list = field(default_factory=lambda: ["simple", "expert"])
+    """Baselines to evaluate against."""
+    unit: str = "game"
+    """``game`` (to the target) or ``hand``."""
+
+
+@dataclass
+class TrainConfig:
+    """Every field can be set in the YAML file or on the command line (``key=value``)."""
+
+    name: str = "gin_rummy"
+    """Run name: logs and checkpoints go to ``runs/<name>/``."""
+    game: str = "gin"
+    """``gin`` or ``rummy``."""
+    num_players: int = 2
+    """Players per game (Gin: 2; Rummy: 2-6)."""
+    rules: dict = field(default_factory=dict)
+    """Rule options passed to the engine (GinConfig / RummyConfig fields)."""
+    episode: str = "game"
+    """Training episodes: ``game`` (to the target) or ``hand`` (one hand / round)."""
+    reward: str = "default"
+    """Reward scheme of the environments: ``hand_points`` (Gin) or ``round_points`` (Rummy),
+    ``game``, ``game_points``, joined by ``+``; ``default`` is the deal's points plus the
+    game's result (``hand_points+game`` / ``round_points+game``)."""
+    total_steps: float = 20_000_000
+    """Environment steps to train for (all seats' actions count)."""
+    time_limit_minutes: float = 55.0
+    """Stop training after this many minutes even if total_steps is not reached (0: none)."""
+    num_envs: int = 512
+    """Games played in parallel (lanes)."""
+    rollout_steps: int = 64
+    """Batched env steps per rollout (so num_envs * rollout_steps env steps per update)."""
+    gamma: float = 0.995
+    """Discount per decision of a seat."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    learning_rate: float = 3e-4
+    """Adam learning rate at the start."""
+    lr_schedule: str = "linear"
+    """``linear`` (to zero over total_steps) or ``constant``."""
+    update_epochs: int = 2
+    """Passes over each rollout."""
+    minibatch_size: int = 4096
+    """Transitions per gradient step."""
+    clip_coef: float = 0.2
+    """PPO ratio clip."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    ent_coef: float = 0.01
+    """Entropy bonus weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    target_kl: float = 0.05
+    """Stop an update's epochs early when the approximate KL exceeds this (0: never)."""
+    net: NetConfig = field(default_factory=NetConfig)
+    """Network shape (agents/neural.py NetConfig)."""
+    opponents: OpponentConfig = field(default_factory=OpponentConfig)
+    """Opponent pool weights."""
+    snapshot_every: int = 20
+    """Updates between snapshots added to the pool."""
+    pool_size: int = 10
+    """Snapshots kept (the oldest is dropped)."""
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    """Periodic evaluation."""
+    checkpoint_every_minutes: float = 5.0
+    """Minutes between checkpoints (``last.pt``)."""
+    seed: int = 0
+    """Seed of deals, sampling, network init and opponent draws."""
+    torch_threads: int = 0
+    """Threads for torch in the PPO updates (0: torch's default); rollouts use one."""
+
+
+class ConfigError(ValueError):
+    """A config file or override that names an unknown key or holds a bad value."""
+
+
+def _field_types(cls) -> dict:
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+
+
+def _coerce(value, typ, key: str):
+    """Check (and gently convert) a config value; raise ConfigError naming the key."""
+    origin = typing.get_origin(typ)
+    if dataclasses.is_dataclass(typ):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key} must be a mapping of {typ.__name__} fields, got {value!r}")
+        return _build(typ, value, key + ".")
+    if typ is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"{key} must be true or false, got {value!r}")
+    if typ in (int, float):
+        value = _number(value)
+    if typ is int:
+        if isinstance(value, bool):
+            raise ConfigError(f"{key} must be an integer, got {value!r}")
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, int):
+            return value
+        raise ConfigError(f"{key} must be an integer, got {value!r}")
+    if typ is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{key} must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise ConfigError(f"{key} must be finite, got {value!r}")
+        return float(value)
+    if typ is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key} must be a string, got {value!r}")
+        return value
+    if typ is dict or origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key} must be a mapping, got {value!r}")
+        return dict(value)
+    if typ is list or origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"{key} must be a list, got {value!r}")
+        return list(value)
+    return value
+
+
+def _build(cls, data: dict, prefix: str = ""):
+    types = _field_types(cls)
+    unknown = sorted(set(data) - set(types))
+    if unknown:
+        raise ConfigError(f"unknown config key(s) {[prefix + k for k in unknown]}; "
+                          f"known {prefix or 'top-level '}keys: {sorted(types)}")
+    kwargs = {k: _coerce(v, types[k], prefix + k) for k, v in data.items()}
+    return cls(**kwargs)
+
+
+def _check(cfg: TrainConfig) -> TrainConfig:
+    def need(cond, msg):
+        if not cond:
+            raise ConfigError(msg)
+
+    need(cfg.game in ("gin", "rummy"), f"game must be 'gin' or 'rummy', got {cfg.game!r}")
+    need(cfg.episode in ("game", "hand"), f"episode must be 'game' or 'hand', got {cfg.episode!r}")
+    if cfg.game == "gin":
+        need(cfg.num_players == 2, f"num_players must be 2 for gin, got {cfg.num_players}")
+    else:
+        need(2 <= cfg.num_players <= 6, f"num_players must be 2..6 for rummy, got {cfg.num_players}")
+    for k in ("total_steps", "num_envs", "rollout_steps", "learning_rate", "update_epochs", "minibatch_size",
+              "snapshot_every", "pool_size"):
+        need(getattr(cfg, k) > 0, f"{k} must be > 0, got {getattr(cfg, k)}")
+    for k in ("time_limit_minutes", "ent_coef", "vf_coef", "max_grad_norm", "target_kl", "checkpoint_every_minutes"):
+        need(getattr(cfg, k) >= 0, f"{k} must be >= 0, got {getattr(cfg, k)}")
+    need(0 < cfg.gamma <= 1, f"gamma must be in (0, 1], got {cfg.gamma}")
+    need(0 <= cfg.gae_lambda <= 1, f"gae_lambda must be in [0, 1], got {cfg.gae_lambda}")
+    need(0 < cfg.clip_coef < 1, f"clip_coef must be in (0, 1), got {cfg.clip_coef}")
+    need(cfg.lr_schedule in ("linear", "constant"), f"lr_schedule must be 'linear' or 'constant', got {cfg.lr_schedule!r}")
+    w = dataclasses.asdict(cfg.opponents)
+    need(all(v >= 0 for v in w.values()) and sum(w.values()) > 0,
+         f"opponents weights must be >= 0 and not all 0, got {w}")
+    need(cfg.net.hidden > 0 and cfg.net.layers >= 1, f"net.hidden and net.layers must be positive, got {cfg.net}")
+    need(cfg.eval.unit in ("game", "hand"), f"eval.unit must be 'game' or 'hand', got {cfg.eval.unit!r}")
+    need(cfg.eval.games > 0 and cfg.eval.final_games >= 0, "eval.games must be > 0 and eval.final_games >= 0")
+    need(all(o in ("random", "simple", "expert") for o in cfg.eval.opponents),
+         f"eval.opponents must be baselines (random, simple, expert), got {cfg.eval.opponents}")
+    need(cfg.torch_threads >= 0, f"torch_threads must be >= 0, got {cfg.torch_threads}")
+    # the rule options are checked by the engine's own config, the reward by the env's parser
+    _engine_config(cfg)
+    try:
+        if cfg.game == "gin":
+            from rummyrl.envs.gin_rewards import RewardScheme as Rewards
+        else:
+            from rummyrl.envs.rummy_rewards import RummyRewards as Rewards
+        Rewards.parse(reward_scheme(cfg))
+    except ValueError as e:
+        raise ConfigError(f"reward: {e}") from None
+    return cfg
+
+
+def _parse_value(text: str):
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"cannot parse value {text!r}: {e}") from None
+
+
+def _number(value):
+    """YAML reads ``2e6`` as a string; numbers written that way are numbers here."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
+    """A :class:`TrainConfig` from a YAML file plus ``key=value`` overrides (dotted keys
+    reach nested fields: ``net.hidden=128``, ``opponents.expert=0.5``, ``rules.target=50``)."""
+    data: dict = {}
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config file {str(p)!r} does not exist")
+        try:
+            data = yaml.safe_load(p.read_text()) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"config file {str(p)!r} is not valid YAML: {e}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {str(p)!r} must hold a mapping of keys, not {type(data).__name__}")
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r} must be key=value")
+        key, text = item.split("=", 1)
+        parts = key.strip().split(".")
+        node = data
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {item!r}: {part!r} is not a section")
+        node[parts[-1]] = _parse_value(text)
+    return _check(_build(TrainConfig, data))
+
+
+def engine_episode(cfg: TrainConfig) -> str:
+    """The engine's name for the training episode: Rummy calls a hand a round."""
+    return cfg.episode if cfg.game == "gin" else ("round" if cfg.episode == "hand" else "game")
+
+
+def _engine_config(cfg: TrainConfig):
+    episode = engine_episode(cfg)
+    try:
+        if cfg.game == "gin":
+            from rummyrl import gin
+
+            return gin.GinConfig.from_dict({**cfg.rules, "episode": episode})
+        from rummyrl import rummy
+
+        return rummy.RummyConfig.from_dict({**cfg.rules, "episode": episode, "num_players": cfg.num_players})
+    except (ValueError, TypeError) as e:
+        raise ConfigError(f"rules: {e}") from None
+
+
+def reward_scheme(cfg: TrainConfig) -> str:
+    """The reward scheme the environments parse: ``default`` is the deal's points plus the game's result."""
+    if cfg.reward != "default":
+        return cfg.reward
+    return "hand_points+game" if cfg.game == "gin" else "round_points+game"
+
+
+def to_overrides(d: dict, prefix: str = "") -> list[str]:
+    """A saved config (``dataclasses.asdict`` of a :class:`TrainConfig`) as ``key=value``
+    overrides that :func:`load_config` turns back into the same config."""
+    out = []
+    for k, v in d.items():
+        if isinstance(v, dict) and k != "rules":
+            out += to_overrides(v, prefix + k + ".")
+        else:
+            out.append(f"{prefix}{k}={yaml.safe_dump(v, default_flow_style=True).strip().removesuffix('...').strip()}")
+    return out

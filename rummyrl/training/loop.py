@@ -1,0 +1,146 @@
+"""The main loop: :func:`train` alternates rollouts and PPO updates until the step budget,
+the time limit, ``max_updates`` or Ctrl-C, and logs, evaluates and checkpoints on the way.
+
+TensorBoard logs go to the run folder (``runs/<name>/`` by default) with ``config.yaml``
+and the checkpoints ``last.pt`` (every ``checkpoint_every_minutes`` and on exit),
+``best.pt`` (best periodic evaluation) and ``final.pt`` (a run that reached its end). The
+first Ctrl-C finishes the current update and saves; a second one exits at once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+
+from .config import TrainConfig
+from .evaluation import periodic_eval
+from .ppo import ppo_update
+from .rollout import collect_rollout, gae
+from .trainer import Trainer
+
+
+class _StopFlag:
+    """First Ctrl-C: finish the current update, save, exit. Second: exit at once."""
+
+    def __init__(self):
+        self.stop = False
+
+    def __call__(self, signum, frame):
+        if self.stop:
+            raise KeyboardInterrupt
+        self.stop = True
+        print("\nCtrl-C: saving after this update (press again to quit without saving)", file=sys.stderr)
+
+
+def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = None,
+          max_updates: int | None = None, progress: bool = True) -> Trainer:
+    """Train until ``total_steps``, the time limit, ``max_updates`` or Ctrl-C; returns the
+    trainer (``last.pt`` and ``final.pt``/``best.pt`` are written to the run folder)."""
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    update_threads = cfg.torch_threads or torch.get_num_threads()
+    run_dir = Path(run_dir or Path("runs") / cfg.name)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tr = Trainer(cfg, run_dir)
+    tr.setup()
+    if resume is not None:
+        tr.load(resume)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+    writer = SummaryWriter(str(run_dir))
+    flag = _StopFlag()
+    old_handler = signal.signal(signal.SIGINT, flag) if progress else None
+    bar = tqdm(total=int(cfg.total_steps), initial=tr.global_step, unit="step", unit_scale=True,
+               dynamic_ncols=True, file=sys.stderr, disable=not progress)
+    start = time.perf_counter() - tr.elapsed
+    if cfg.eval.every_minutes and tr.updates == 0 and max_updates is None:
+        periodic_eval(tr, writer)  # the starting point of the learning curve
+        bar.set_postfix_str(_postfix(tr, 0.0))
+    last_ckpt = last_eval = time.perf_counter()
+    updates_here = 0
+    try:
+        while tr.global_step < cfg.total_steps and not flag.stop:
+            if cfg.time_limit_minutes and tr.elapsed >= cfg.time_limit_minutes * 60:
+                break
+            if max_updates is not None and updates_here >= max_updates:
+                break
+            t0 = time.perf_counter()
+            frac = 1.0 - tr.global_step / cfg.total_steps if cfg.lr_schedule == "linear" else 1.0
+            for g in tr.opt.param_groups:
+                g["lr"] = cfg.learning_rate * max(frac, 0.0)
+            stats: dict = {}
+            torch.set_num_threads(1)  # small batches: one thread beats two that wait on each other
+            rollout = collect_rollout(tr, stats)
+            steps = cfg.rollout_steps * cfg.num_envs
+            t1 = time.perf_counter()
+            torch.set_num_threads(update_threads)
+            idx, adv, ret = gae(rollout, cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
+            upd = ppo_update(tr.net, tr.opt, rollout, idx, adv, ret, cfg, tr.torch_gen)
+            tr.rollout.carry_over()  # only now: the rollout dict is a view of this buffer
+            t2 = time.perf_counter()
+            tr.updates += 1
+            updates_here += 1
+            tr.global_step += steps
+            if tr.updates % cfg.snapshot_every == 0:
+                tr.pool.add_snapshot(tr.net)
+            tr.elapsed = time.perf_counter() - start
+            _log_update(writer, tr, upd, stats, steps, t0, t1, t2, idx.size)
+            bar.update(steps)
+            bar.set_postfix_str(_postfix(tr, steps / (t2 - t0)))
+            now = time.perf_counter()
+            if cfg.eval.every_minutes and now - last_eval >= cfg.eval.every_minutes * 60:
+                periodic_eval(tr, writer)
+                last_eval = time.perf_counter()
+            if cfg.checkpoint_every_minutes and now - last_ckpt >= cfg.checkpoint_every_minutes * 60:
+                tr.save("last.pt")
+                last_ckpt = time.perf_counter()
+            tr.elapsed = time.perf_counter() - start
+    finally:
+        bar.close()
+        tr.save("last.pt")
+        if old_handler is not None:
+            signal.signal(signal.SIGINT, old_handler)
+        writer.flush()
+    done = tr.global_step >= cfg.total_steps or (cfg.time_limit_minutes and tr.elapsed >= cfg.time_limit_minutes * 60)
+    if done and not flag.stop:
+        if cfg.eval.every_minutes:
+            periodic_eval(tr, writer)
+        tr.save("final.pt")
+        if not (run_dir / "best.pt").exists():
+            tr.save("best.pt")
+    writer.close()
+    tr.interrupted = flag.stop
+    return tr
+
+
+def _postfix(tr: Trainer, sps: float) -> str:
+    ev = tr.last_eval
+    wins = " ".join(f"{k}={v:.0%}" for k, v in ev.get("win_rate", {}).items())
+    return f"{sps:,.0f} steps/s" + (f" | eval {wins}" if wins else "")
+
+
+def _log_update(writer, tr: Trainer, upd: dict, stats: dict, steps: int, t0, t1, t2, samples: int) -> None:
+    s = tr.global_step
+    for k, v in upd.items():
+        writer.add_scalar(f"losses/{k}", v, s)
+    writer.add_scalar("charts/steps_per_second", steps / (t2 - t0), s)
+    writer.add_scalar("charts/rollout_seconds", t1 - t0, s)
+    writer.add_scalar("charts/update_seconds", t2 - t1, s)
+    writer.add_scalar("charts/learner_samples", samples, s)
+    writer.add_scalar("charts/learning_rate", tr.opt.param_groups[0]["lr"], s)
+    writer.add_scalar("charts/minutes", tr.elapsed / 60, s)
+    writer.add_scalar("charts/snapshots", len(tr.pool.snapshots), s)
+    total = stats.get("hands/total", 0)
+    if total:
+        for k, v in stats.items():
+            if k.startswith("hands/") and k != "hands/total":
+                writer.add_scalar(f"hands/{k[6:]}_rate", v / total, s)
+    if stats.get("games/vs_pool"):
+        writer.add_scalar("charts/win_rate_vs_pool", float(np.mean(stats["games/vs_pool"])), s)

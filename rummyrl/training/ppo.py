@@ -1,0 +1,67 @@
+"""The PPO update: clipped policy loss, value loss and masked entropy over one rollout.
+
+The action mask and the expert prior stored with each transition are applied again here
+(``agents/neural.py``): illegal actions have probability zero and the entropy counts
+legal actions only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from rummyrl.agents.neural import PolicyNet, masked_entropy
+
+from .config import TrainConfig
+
+
+def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray, adv: np.ndarray,
+               ret: np.ndarray, cfg: TrainConfig, gen: torch.Generator) -> dict:
+    """``update_epochs`` passes over the transitions ``idx`` of the rollout ``ro`` (read by
+    key: the dict of ``collect_rollout`` or the ``Rollout`` itself) with their advantages
+    and returns; returns the mean losses and statistics of the update."""
+    obs = torch.from_numpy(ro["obs"][idx])
+    prior = torch.from_numpy(ro["prior"][idx].astype(np.float32))
+    mask = torch.from_numpy(ro["mask"][idx])
+    act = torch.from_numpy(ro["action"][idx])
+    old_logp = torch.from_numpy(ro["logp"][idx])
+    # advantages normalised once over the rollout (a minibatch may hold a single sample)
+    adv_t = torch.from_numpy((adv - adv.mean()) / (adv.std() + 1e-8))
+    ret_t = torch.from_numpy(ret)
+    n = idx.size
+    stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
+    net.train()
+    for _ in range(cfg.update_epochs):
+        perm = torch.randperm(n, generator=gen)
+        kls = []
+        for start in range(0, n, cfg.minibatch_size):
+            mb = perm[start:start + cfg.minibatch_size]
+            logits, value = net(obs[mb], prior[mb], mask[mb])
+            logp_all = torch.log_softmax(logits, dim=1)
+            logp = logp_all.gather(1, act[mb, None]).squeeze(1)
+            ratio = torch.exp(logp - old_logp[mb])
+            a = adv_t[mb]
+            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            v_loss = 0.5 * (value - ret_t[mb]).pow(2).mean()
+            ent = masked_entropy(logits, mask[mb]).mean()
+            loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+            if not torch.isfinite(loss):
+                raise FloatingPointError(f"the PPO loss is not finite (policy {pg.item()}, value {v_loss.item()}, "
+                                         f"entropy {ent.item()}): lower the learning rate or check the rewards")
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                kl = ((ratio - 1) - (logp - old_logp[mb])).mean().item()
+            kls.append(kl)
+            for k, v in (("policy_loss", pg.item()), ("value_loss", v_loss.item()), ("entropy", ent.item()),
+                         ("approx_kl", kl), ("clipfrac", ((ratio - 1).abs() > cfg.clip_coef).float().mean().item())):
+                stats[k].append(v)
+        if cfg.target_kl and np.mean(kls) > cfg.target_kl:
+            break
+    net.eval()
+    out = {k: float(np.mean(v)) for k, v in stats.items()}
+    var = float(np.var(ret))  # how much of the returns the rollout's values explained
+    out["explained_variance"] = float(1 - np.var(ret - ro["value"][idx]) / var) if var > 0 else 0.0
+    return out
