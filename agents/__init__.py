@@ -36,9 +36,9 @@ def _expert(game: str = "gin", seed: int | None = None) -> Agent:
 
 def _search(game: str = "gin", seed: int | None = None, **options) -> Agent:
     check_game(game)
-    from .search import SearchGinAgent
+    from .search import SearchAgent
 
-    return SearchGinAgent(game=game, seed=seed, **options)
+    return SearchAgent(game=game, seed=seed, **options)
 
 
 #: name -> constructor(game, seed) of the built-in agents

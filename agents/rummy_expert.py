@@ -210,5 +210,9 @@ class ExpertRummyAgent(Agent):
             raise ValueError("ExpertRummyAgent plays 'rummy'; use the Gin Rummy expert for 'gin'")
         self.params = params or RummyExpertParams()
 
+    def preferences(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(B, NUM_ACTIONS)``: how much the expert likes each action (it plays the argmax)."""
+        return expert_preferences(observations, action_masks, self.params)
+
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         return expert_preferences(observations, action_masks, self.params).argmax(1)

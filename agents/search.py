@@ -42,9 +42,14 @@ option         default       meaning
                              the move cap and score nothing anyway
 =============  ============  =========================================================
 
-The rules the games are played with are read from the observation (the target) and
-otherwise the defaults of :class:`rummyrl.gin.GinConfig`; pass ``config=`` to the
-constructor for other rules.
+The rules the games are played with are read from the observation (target, players) and
+otherwise the engine's defaults; pass ``config=`` (a ``GinConfig`` or ``RummyConfig``) to
+the constructor for other rules.
+
+Rummy (``--game rummy``) searches the same way, to the end of the round: the worlds come
+from :mod:`rummyrl.rummy_beliefs` (options ``beta`` and ``oversample``), a rollout is
+worth the round's points to the searching player (minus them when another player goes
+out), and ``horizon`` defaults to 400 actions.
 """
 
 from __future__ import annotations
@@ -54,23 +59,66 @@ import dataclasses
 import numpy as np
 
 from rummyrl import gin
-from rummyrl import gin_beliefs as beliefs
+from rummyrl import gin_beliefs as beliefs  # noqa: F401 (the Gin defaults)
 
-from .base import Agent
+from .base import Agent, check_game
 
-#: option -> (type, default); "rollout" and "belief" are text
-OPTIONS = {
+#: option -> (type, default), shared by both games; "rollout" and "belief" are text
+COMMON_OPTIONS = {
     "worlds": (int, 32),
     "topk": (int, 3),
     "rollout": (str, "expert"),
     "belief": (str, "weighted"),
-    "beta": (float, beliefs.DEFAULT_BETA),
-    "gamma": (float, beliefs.DEFAULT_GAMMA),
-    "steps": (int, beliefs.DEFAULT_STEPS),
     "z": (float, 1.0),
-    "game_value": (float, 100.0),
-    "horizon": (int, 100),
 }
+
+
+class _Game:
+    """What search needs of one game: its engine, its beliefs and the value of a result."""
+
+    def __init__(self, name, engine, beliefs, options, belief_keys):
+        self.name, self.engine, self.beliefs = name, engine, beliefs
+        self.options = {**COMMON_OPTIONS, **options}
+        self.belief_keys = belief_keys
+
+    def worlds(self, obs, n, rng, config, opts):
+        kw = {k: opts[k] for k in self.belief_keys}
+        return self.beliefs.sample_worlds(obs, n, rng, config, model=opts["belief"], **kw)
+
+    def value(self, state, game_value: float) -> np.ndarray:
+        """Each finished rollout's value for seat 0, the searching player: the points of
+        the hand (round) it won, minus those of one it lost, and ``game_value`` more (or
+        less) when the hand ends the game."""
+        w = state.last_winner
+        sign = np.where(w == 0, 1.0, np.where(w > 0, -1.0, 0.0))
+        target = state.config.target
+        others = np.delete(state.scores, 0, axis=1).max(1)
+        game = (state.scores[:, 0] >= target).astype(float) - (others >= target)
+        return sign * state.last_points + game_value * game
+
+
+def _games():
+    from rummyrl import rummy, rummy_beliefs
+
+    gin_game = _Game("gin", gin, beliefs, {
+        "beta": (float, beliefs.DEFAULT_BETA),
+        "gamma": (float, beliefs.DEFAULT_GAMMA),
+        "steps": (int, beliefs.DEFAULT_STEPS),
+        "game_value": (float, 100.0),
+        "horizon": (int, 100),
+    }, ("beta", "gamma", "steps"))
+    rummy_game = _Game("rummy", rummy, rummy_beliefs, {
+        "beta": (float, rummy_beliefs.DEFAULT_BETA),
+        "oversample": (int, 4),
+        "game_value": (float, 100.0),
+        "horizon": (int, 400),
+    }, ("beta", "oversample"))
+    return {"gin": gin_game, "rummy": rummy_game}
+
+
+#: every option of either game, for parsing spec strings
+OPTIONS = {**COMMON_OPTIONS, "beta": (float, 0.0), "gamma": (float, 0.0), "steps": (int, 0),
+           "oversample": (int, 0), "game_value": (float, 0.0), "horizon": (int, 0)}
 
 
 def parse_options(text: str) -> dict:
@@ -92,35 +140,35 @@ def parse_options(text: str) -> dict:
     return out
 
 
-class SearchGinAgent(Agent):
+class SearchAgent(Agent):
     name = "search"
-    game = "gin"
 
-    def __init__(self, game: str = "gin", seed: int | None = None, config: gin.GinConfig | None = None,
-                 **options):
-        if game != "gin":
-            raise ValueError("the search agent plays 'gin' (Rummy search is not built yet)")
-        unknown = sorted(set(options) - set(OPTIONS))
+    def __init__(self, game: str = "gin", seed: int | None = None, config=None, **options):
+        check_game(game)
+        self.game = game
+        self.g = _games()[game]
+        unknown = sorted(set(options) - set(self.g.options))
         if unknown:
-            raise ValueError(f"unknown search option(s) {unknown}; options: {', '.join(OPTIONS)}")
-        opts = {k: v for k, (_, v) in OPTIONS.items()} | options
+            raise ValueError(f"unknown search option(s) {unknown} for {game}; options: {', '.join(self.g.options)}")
+        opts = {k: v for k, (_, v) in self.g.options.items()} | options
         if opts["horizon"] < 1:
             raise ValueError(f"search option horizon must be >= 1, got {opts['horizon']}")
         if opts["worlds"] < 1:
             raise ValueError(f"search option worlds must be >= 1, got {opts['worlds']}")
         if opts["topk"] < 0:
             raise ValueError(f"search option topk must be >= 0 (0: every legal action), got {opts['topk']}")
-        if opts["belief"] not in beliefs.MODELS:
-            raise ValueError(f"search option belief must be one of {list(beliefs.MODELS)}, got {opts['belief']!r}")
-        for key in ("beta", "gamma", "z", "steps"):
-            if not opts[key] >= 0:
+        if opts["belief"] not in self.g.beliefs.MODELS:
+            raise ValueError(f"search option belief must be one of {list(self.g.beliefs.MODELS)}, "
+                             f"got {opts['belief']!r}")
+        for key in ("beta", "gamma", "z", "steps", "oversample"):
+            if key in opts and not opts[key] >= 0:
                 raise ValueError(f"search option {key} must be >= 0, got {opts[key]}")
         if opts["rollout"] == "search":
             raise ValueError("the rollout policy of search cannot be search itself")
         from . import load_agent
 
         self.options = opts
-        self.rollout = load_agent(opts["rollout"], game="gin", seed=seed)
+        self.rollout = load_agent(opts["rollout"], game=game, seed=seed)
         self.config = config
         self.reset(seed)
 
@@ -129,7 +177,7 @@ class SearchGinAgent(Agent):
         self.rollout.reset(seed)
 
     def __repr__(self) -> str:
-        return "SearchGinAgent(" + ", ".join(f"{k}={v!r}" for k, v in self.options.items()) + ")"
+        return f"SearchAgent(game={self.game!r}, " + ", ".join(f"{k}={v!r}" for k, v in self.options.items()) + ")"
 
     # ----------------------------------------------------------------------------------
     def candidates(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -156,42 +204,33 @@ class SearchGinAgent(Agent):
         cand = self.candidates(obs, masks) if cand is None else cand
         B, k = cand.shape
         n = self.options["worlds"]
-        config = self.config or gin.GinConfig(target=int(round(float(obs[0, gin.OBS_LAYOUT["target"]][0]) * 100)))
-        o = self.options
-        worlds = beliefs.sample_worlds(obs, n, self.rng, config, model=o["belief"], beta=o["beta"],
-                                       gamma=o["gamma"], steps=o["steps"])
+        worlds = self.g.worlds(obs, n, self.rng, self.config, self.options)
         # rollout (game b, world j, candidate i) is entry (b * n + j) * k + i
         first = np.repeat(cand, n, axis=0).reshape(-1)
         valid = first >= 0
         state = worlds.state.take(np.repeat(np.arange(B * n), k)[valid])
-        gin.step(state, first[valid], inplace=True)
+        self.g.engine.step(state, first[valid], inplace=True)
         values = np.full(B * n * k, np.nan)
         values[valid] = self._play_out(state)
         return cand, values.reshape(B, n, k)
 
-    def _play_out(self, state: gin.GinState) -> np.ndarray:
+    def _play_out(self, state) -> np.ndarray:
         """Play every game of ``state`` to the end of its hand (or ``horizon`` actions); the
         value of each."""
         values = np.zeros(state.batch_size)  # a rollout cut off at the horizon is worth 0
         idx = np.arange(state.batch_size)  # row of state -> rollout
-        obs = np.empty((state.batch_size, gin.OBS_DIM), np.float32)
+        engine = self.g.engine
+        obs = np.empty((state.batch_size, engine.OBS_DIM), np.float32)
         for _ in range(self.options["horizon"]):
             done = state.game_over
             if done.any():  # score finished rollouts and drop them from the batch
-                values[idx[done]] = self._value(state.take(done))
+                values[idx[done]] = self.g.value(state.take(done), self.options["game_value"])
                 if done.all():
                     break
                 state, idx = state.take(~done), idx[~done]
-            o = gin.observe(state, out=obs[: idx.size])
-            gin.step(state, self.rollout.act(o, state.mask), inplace=True)
+            o = engine.observe(state, out=obs[: idx.size])
+            engine.step(state, self.rollout.act(o, state.mask), inplace=True)
         return values
-
-    def _value(self, state: gin.GinState) -> np.ndarray:
-        """Each finished rollout's value for seat 0, the searching player."""
-        sign = np.where(state.last_winner == 0, 1.0, np.where(state.last_winner == 1, -1.0, 0.0))
-        target = state.config.target
-        game = (state.scores[:, 0] >= target).astype(float) - (state.scores[:, 1] >= target)
-        return sign * state.last_points + self.options["game_value"] * game
 
     def choose(self, cand: np.ndarray, values: np.ndarray) -> np.ndarray:
         """The choice rule: the first candidate unless another beats it by ``z`` SEs."""

@@ -258,7 +258,8 @@ def _draw(observations, n, rng, config, model, beta, gamma, steps):
     obs = np.asarray(observations, np.float32)
     obs = obs[None] if obs.ndim == 1 else obs
     _check(n, model, beta, gamma, steps)
-    config = config or gin.GinConfig()
+    if config is None:  # the default rules, to the observations' target
+        config = gin.GinConfig(target=int(np.rint(obs[0, _L["target"]][0] * 100.0)))
     k = _parse(obs, config)
     B = obs.shape[0]
     rank = _deal_hidden(k, n, rng)
@@ -280,7 +281,7 @@ def sample_worlds(observations, n: int, rng: np.random.Generator, config: gin.Gi
 
     ``observations``: ``(OBS_DIM,)`` or ``(B, OBS_DIM)`` from :func:`rummyrl.gin.observe`
     (not of finished episodes). ``config``: the rules the games are played with (its
-    ``target`` must be the observations'). ``model``: ``"uniform"`` or ``"weighted"``;
+    ``target`` must be the observations'; None: the default rules to that target). ``model``: ``"uniform"`` or ``"weighted"``;
     ``beta``, ``gamma`` and ``steps`` (Metropolis steps per world) are the weighted model's.
     """
     obs, config, k, rank, lp = _draw(observations, n, rng, config, model, beta, gamma, steps)

@@ -8,7 +8,7 @@ import pytest
 
 from rummyrl import gin
 from rummyrl.agents import load_agent
-from rummyrl.agents.search import SearchGinAgent
+from rummyrl.agents.search import SearchAgent
 
 FAST = "search:worlds=4,topk=2"
 
@@ -43,7 +43,7 @@ def test_search_plays_legal_moves_and_repeats_itself_for_a_seed():
 def test_search_departs_from_its_rollout_policy_only_when_values_say_so():
     """With z = 0 it takes the best mean; its values are hand points (a win of the game
     counts game_value more), within what one hand can score."""
-    agent = SearchGinAgent(worlds=8, topk=3, z=0.0, seed=0)
+    agent = SearchAgent(worlds=8, topk=3, z=0.0, seed=0)
     st = gin.init(8, seed=4)
     expert = load_agent("expert", game="gin")
     for _ in range(12):  # into the hand: a discard decision with several candidates
@@ -120,3 +120,36 @@ def test_play_in_the_terminal_against_search():
     out = io.StringIO()
     assert play.play(session, io.StringIO("?\n"), out) == 0
     assert re.search(r"search:worlds=2,topk=2 (passes on|takes) the upcard", out.getvalue())
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_rummy_search_plays_legal_moves(players):
+    from rummyrl import rummy
+
+    agent = load_agent("search:worlds=3,topk=2", game="rummy", seed=1)
+    expert = load_agent("expert", game="rummy")
+    st = rummy.init(6, seed=2, config=rummy.RummyConfig(num_players=players, episode="round"))
+    searched = 0
+    for _ in range(60):
+        live = np.flatnonzero(~st.game_over)
+        if not live.size:
+            break
+        obs = rummy.observe(st)
+        a = np.zeros(6, np.int64)
+        mine = live[st.current[live] == 0]
+        theirs = live[st.current[live] != 0]
+        if mine.size:
+            a[mine] = agent.act(obs[mine], st.mask[mine])
+            assert st.mask[mine, a[mine]].all(), "search played an illegal action"
+            searched += mine.size
+        if theirs.size:
+            a[theirs] = expert.act(obs[theirs], st.mask[theirs])
+        rummy.step(st, a, inplace=True)
+    assert searched > 20
+
+
+def test_options_of_the_other_game_are_refused():
+    with pytest.raises(ValueError, match="unknown search option.*'gamma'.*for rummy"):
+        load_agent("search:gamma=0.1", game="rummy")
+    with pytest.raises(ValueError, match="unknown search option.*'oversample'.*for gin"):
+        load_agent("search:oversample=2", game="gin")
