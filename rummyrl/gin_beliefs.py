@@ -100,10 +100,14 @@ class _Known:
     evidence: np.ndarray  # (B, 52) bool: cards the opponent threw or declined, not held again
 
 
+def _check_shape(obs: np.ndarray) -> None:
+    if obs.ndim != 2 or obs.shape[1] != gin.OBS_DIM or obs.shape[0] == 0:
+        raise ValueError(f"observations must be ({gin.OBS_DIM},) or (B, {gin.OBS_DIM}) Gin observations "
+                         f"with B >= 1, got shape {obs.shape}")
+
+
 def _parse(obs: np.ndarray, config: gin.GinConfig) -> _Known:
-    if obs.ndim != 2 or obs.shape[1] != gin.OBS_DIM:
-        raise ValueError(f"observations must be ({gin.OBS_DIM},) or (B, {gin.OBS_DIM}) Gin observations, "
-                         f"got shape {obs.shape}")
+    _check_shape(obs)
     part = {name: obs[:, sl] for name, sl in _L.items()}
     phase = np.argmax(np.concatenate([part[k] for k in ("phase_offer", "phase_draw", "phase_discard",
                                                          "phase_done")], 1), 1)
@@ -258,6 +262,7 @@ def _draw(observations, n, rng, config, model, beta, gamma, steps):
     obs = np.asarray(observations, np.float32)
     obs = obs[None] if obs.ndim == 1 else obs
     _check(n, model, beta, gamma, steps)
+    _check_shape(obs)
     if config is None:  # the default rules, to the observations' target
         config = gin.GinConfig(target=int(np.rint(obs[0, _L["target"]][0] * 100.0)))
     k = _parse(obs, config)
