@@ -148,7 +148,9 @@ a hand ends both hands with melds and lay-offs and the score line; at the end th
 
 ## Version history
 
-* v0: first version (rummyrl).
+* v0: first version (rummyrl). The observation later grew from 638 to 794 floats (`my_known`,
+  `my_passed`, `taken`), so that it holds everything the player knows (`rummyrl.gin_beliefs`
+  rebuilds full states from it); the version was not bumped, since no release had shipped.
 """
 
 from __future__ import annotations
