@@ -16,6 +16,15 @@ one agent A against ``players - 1`` copies of agent B, and the seats rotate over
 same deals: A sits once in every seat of each deal. ``--unit game`` plays whole games to
 the target; ``--unit hand`` single hands (rounds).
 
+Chunks and workers
+------------------
+A pairing's games are cut into chunks of ``--chunk`` games (default 1000, whole duplicate
+sets), each played as one batch with its agents reset from seeds drawn per chunk. The
+chunks are played one after another in this process, or spread over ``--workers N`` Ray
+actors (``pip install -e ".[ray]"``; ``--ray-address auto`` joins a cluster): every chunk
+plays the same games either way, so the results (wins, points, hand counts) are exactly
+those of the in-process run with the same seed and chunk size, for any agent.
+
 Report
 ------
 Per pairing: games, wins, the win rate with its 95% Wilson interval, draws (games cut off
@@ -43,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from rummyrl.agents import Agent, load_agent
+from rummyrl.distributed import RayMissingError, RayUnavailableError
 from rummyrl.envs.options import parse_key_values
 from rummyrl import gin
 
@@ -193,17 +203,47 @@ def _lineups(num_players: int, pairs: int, duplicate: bool, rng) -> tuple[np.nda
     return a_seat, seeds
 
 
-def play_pairing(agent_a: Agent, agent_b: Agent, spec: GameSpec, games: int, seed: int = 0,
-                 duplicate: bool = True, progress=None, names: tuple[str, str] | None = None) -> PairingResult:
-    """Play ``games`` games (rounded up to whole duplicate sets) of A against B."""
+#: games per chunk of a pairing (rounded down to whole duplicate sets): the unit a
+#: tournament's work is cut into, in process and on Ray workers alike. A pairing of up to
+#: this many games is one batch, played exactly as before tournaments had chunks, so the
+#: results measured then (1,000 games of search, 400 of the trainer's evaluations) repeat.
+DEFAULT_CHUNK = 1000
+
+
+def pairing_chunks(spec: GameSpec, games: int, seed: int = 0, duplicate: bool = True,
+                   chunk: int = DEFAULT_CHUNK) -> list[dict]:
+    """The games of a pairing, cut into chunks: the keyword arguments of :func:`play_chunk`.
+
+    All deals come from ``seed`` first (:func:`_lineups`: A's seat and the deal seed of
+    every game, ``games`` rounded up to whole duplicate sets); then each chunk of at most
+    ``chunk`` games (whole duplicate sets, at least one; ``chunk <= 0``: one chunk) draws
+    the seeds its two agents are reset with. A chunk's games depend only on these, never
+    on where or next to what it is played: the engines deal each game from its own seed
+    (``rummyrl/gin.py``), and each chunk is its own batch."""
     P = spec.num_players
     sets = max(1, math.ceil(games / P))
     rng = np.random.default_rng(seed)
     a_seat, seeds = _lineups(P, sets, duplicate, rng)
+    per = sets if chunk <= 0 else max(1, chunk // P)
+    out = []
+    for lo in range(0, sets, per):
+        hi = min(lo + per, sets)
+        agent_seeds = (int(rng.integers(2**31)), int(rng.integers(2**31)))
+        out.append({"a_seat": a_seat[lo * P:hi * P], "seeds": seeds[lo * P:hi * P], "agent_seeds": agent_seeds})
+    return out
+
+
+def play_chunk(agent_a: Agent, agent_b: Agent, spec: GameSpec, a_seat: np.ndarray, seeds: np.ndarray,
+               agent_seeds: tuple[int, int], progress=None) -> dict:
+    """Play one chunk of a pairing (see :func:`pairing_chunks`) as one batch: the games
+    with deal ``seeds[i]`` and A in seat ``a_seat[i]``, B in the others, both agents reset
+    with ``agent_seeds`` first. Returns the raw outcome (per-game arrays and counts) that
+    :func:`pairing_result` adds up."""
+    P = spec.num_players
     n = a_seat.size
     eng = spec.module
-    for ag in (agent_a, agent_b):
-        ag.reset(seed=int(rng.integers(2**31)))
+    for ag, s in zip((agent_a, agent_b), agent_seeds):
+        ag.reset(seed=int(s))
     state = eng.init(n, seed=seeds, config=spec.config)
     lanes = np.arange(n)
     is_a = np.zeros((n, P), bool)
@@ -251,20 +291,47 @@ def play_pairing(agent_a: Agent, agent_b: Agent, spec: GameSpec, games: int, see
     totals = result.total.astype(float)
     a_total = totals[lanes, a_seat]
     b_total = np.where(is_a, np.nan, totals)
-    others_best = np.nanmax(b_total, axis=1)
-    name_a, name_b = names or (agent_a.name, agent_b.name)
-    res = PairingResult(a=name_a, b=name_b, games=n, wins_a=int(a_won.sum()),
+    return {"games": n, "has_winner": has, "a_won": a_won, "a_total": a_total, "b_total": b_total,
+            "others_best": np.nanmax(b_total, axis=1), "ends": ends, "points_hand": points_hand,
+            "hands": int(hands), "dead": int(dead), "seconds": seconds}
+
+
+def pairing_result(chunks: list[dict], spec: GameSpec, names: tuple[str, str]) -> PairingResult:
+    """A pairing's results from the outcomes of its chunks, in chunk order (so the means
+    run over the same games in the same order however the chunks were played)."""
+    def cat(key):
+        return np.concatenate([c[key] for c in chunks])
+
+    P = spec.num_players
+    has, a_won, a_total, b_total, others_best = (cat(k) for k in ("has_winner", "a_won", "a_total", "b_total",
+                                                                  "others_best"))
+    ends = sum(c["ends"] for c in chunks)
+    points_hand = sum(c["points_hand"] for c in chunks)
+    hands = sum(c["hands"] for c in chunks)
+    name_a, name_b = names
+    res = PairingResult(a=name_a, b=name_b, games=int(a_won.size), wins_a=int(a_won.sum()),
                         wins_b=int((has & ~a_won).sum()), draws=int((~has).sum()), hands=int(hands),
-                        seconds=seconds, dead_hands=int(dead))
+                        seconds=float(sum(c["seconds"] for c in chunks)),
+                        dead_hands=int(sum(c["dead"] for c in chunks)))
     res.points_hand = {name_a: points_hand[0] / max(hands, 1),
                        name_b: points_hand[1] / max(hands, 1) / (P - 1)}
     res.points_game = {name_a: float(a_total.mean()), name_b: float(np.nanmean(b_total))}
     res.margin_a = float((a_total - others_best).mean())
     res.hand_ends = {
-        nm: {spec.end_names[k]: int(ends[s, k]) for k in range(n_ends) if k not in spec.no_winner_ends}
+        nm: {spec.end_names[k]: int(ends[s, k]) for k in range(len(spec.end_names)) if k not in spec.no_winner_ends}
         for s, nm in ((0, name_a), (1, name_b))
     }
     return res
+
+
+def play_pairing(agent_a: Agent, agent_b: Agent, spec: GameSpec, games: int, seed: int = 0,
+                 duplicate: bool = True, progress=None, names: tuple[str, str] | None = None,
+                 chunk: int = DEFAULT_CHUNK) -> PairingResult:
+    """Play ``games`` games (rounded up to whole duplicate sets) of A against B, chunk
+    after chunk (:func:`pairing_chunks`)."""
+    raws = [play_chunk(agent_a, agent_b, spec, **c, progress=progress)
+            for c in pairing_chunks(spec, games, seed, duplicate, chunk)]
+    return pairing_result(raws, spec, names or (agent_a.name, agent_b.name))
 
 
 # --------------------------------------------------------------------------------------
@@ -287,12 +354,19 @@ class Tournament:
 def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit: str = "game",
                    players: int = 4, duplicate: bool = True, seed: int = 0, options: dict | None = None,
                    show_progress: bool = True, agents: dict | None = None,
-                   pairs_with: int | None = None) -> Tournament:
+                   pairs_with: int | None = None, chunk: int = DEFAULT_CHUNK, workers: int = 0,
+                   ray_address: str = "") -> Tournament:
     """Every pair of the given agents plays ``games`` games; returns all results and ratings.
 
     ``specs``: agent names or checkpoint paths; ``agents`` may map a spec to an already
     built :class:`Agent` (the trainer passes its current policy this way). With
     ``pairs_with = i`` only the pairings of agent ``i`` with each other agent are played.
+
+    Each pairing is played in chunks of ``chunk`` games (:func:`pairing_chunks`): one
+    after another here (``workers=0``), or spread over ``workers`` Ray actors
+    (:class:`rummyrl.distributed.ChunkPlayer`; ``ray_address`` as in
+    :class:`~rummyrl.distributed.RaySession`). The results depend on the seed and
+    ``chunk``, never on ``workers``: every chunk plays the same games either way.
     """
     if len(specs) < 2:
         raise ValueError(f"a tournament needs at least two agents, got {specs}")
@@ -300,6 +374,8 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
         raise ValueError(f"an agent is listed twice: {specs}")
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
+    if workers < 0:
+        raise ValueError(f"workers must be >= 0, got {workers}")
     spec = game_spec(game, unit, players if game == "rummy" else 2, options)
     built = {s: (agents or {}).get(s) or load_agent(s, game=game, seed=seed) for s in specs}
     labels = display_names(specs)
@@ -312,14 +388,22 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
         from tqdm import tqdm
 
         bar = tqdm(total=total, unit="game", desc=f"{game} {unit}s", file=sys.stderr, dynamic_ncols=True)
-    results = []
-    for i, j in pairs:
+    results, ray_info = [], None
+    try:
+        if workers:
+            game_args = {"game": game, "unit": unit, "players": spec.num_players, "options": options}
+            results, ray_info = _play_on_ray(built, specs, labels, pairs, spec, game_args, games, seed, duplicate,
+                                             chunk, workers, ray_address, bar)
+        else:
+            for i, j in pairs:
+                if bar is not None:
+                    bar.set_postfix_str(f"{specs[i]} vs {specs[j]}")
+                results.append(play_pairing(built[specs[i]], built[specs[j]], spec, games,
+                                            seed=seed + 1000 * len(results), duplicate=duplicate, progress=bar,
+                                            names=(labels[i], labels[j]), chunk=chunk))
+    finally:
         if bar is not None:
-            bar.set_postfix_str(f"{specs[i]} vs {specs[j]}")
-        results.append(play_pairing(built[specs[i]], built[specs[j]], spec, games, seed=seed + 1000 * len(results),
-                                    duplicate=duplicate, progress=bar, names=(labels[i], labels[j])))
-    if bar is not None:
-        bar.close()
+            bar.close()
     wins = np.zeros((len(specs), len(specs)))
     offset = np.zeros_like(wins)  # the lone agent A against players - 1 copies of B
     for (i, j), r in zip(pairs, results):
@@ -329,9 +413,57 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
     rating, se = bradley_terry(wins, offset=offset)
     ratings = {s: {"elo": float(rating[k]), "se": float(se[k])} for k, s in enumerate(labels)}
     settings = {"games_per_pairing": games, "players": spec.num_players, "duplicate": duplicate,
-                "seed": seed, "options": options or {}, "config": dataclasses.asdict(spec.config)}
+                "seed": seed, "chunk": chunk, "options": options or {}, "config": dataclasses.asdict(spec.config)}
     settings["agent_specs"] = dict(zip(labels, specs))
+    if ray_info is not None:
+        settings["ray"] = ray_info
     return Tournament(game, unit, labels, results, ratings, settings)
+
+
+def _play_on_ray(built, specs, labels, pairs, spec, game_args, games, seed, duplicate, chunk, workers,
+                 ray_address, bar) -> tuple[list[PairingResult], dict]:
+    """The pairings' chunks spread over ``workers`` Ray actors, results as chunks return;
+    each pairing is then summed up in chunk order, as in process. Also returns the seconds
+    spent starting the actors and playing."""
+    from rummyrl.distributed import ChunkPlayer, RaySession, local_cpus, pickled
+
+    session = RaySession(ray_address, num_cpus=local_cpus(workers))
+    ray = session.ray
+    from ray.util import ActorPool
+
+    actors = []
+    raws: dict = {}
+    try:
+        # a chunk is a pure function of its arguments: a restarted actor may simply replay it
+        player = ray.remote(ChunkPlayer).options(num_cpus=1, max_restarts=2, max_task_retries=2,
+                                                 scheduling_strategy="SPREAD")
+        t0 = time.perf_counter()
+        actors = [player.remote() for _ in range(workers)]
+        ray.get([actor.ready.remote() for actor in actors])
+        t1 = time.perf_counter()
+        jobs = []
+        for p, (i, j) in enumerate(pairs):
+            blob = ray.put(pickled((built[specs[i]], built[specs[j]])))  # once per pairing
+            for c, kwargs in enumerate(pairing_chunks(spec, games, seed + 1000 * p, duplicate, chunk)):
+                jobs.append(((p, c), blob, kwargs))
+        if bar is not None:
+            bar.set_postfix_str(f"{len(pairs)} pairing(s), {len(jobs)} chunks on {workers} Ray workers")
+        for key, raw in ActorPool(actors).map_unordered(
+                lambda actor, job: actor.play.remote(job[0], job[1], game_args, job[2]), jobs):
+            raws[key] = raw
+            if bar is not None:
+                bar.update(raw["games"])
+        info = {"workers": workers, "chunks": len(jobs), "startup_seconds": t1 - t0,
+                "play_seconds": time.perf_counter() - t1}
+    finally:
+        for actor in actors:
+            try:
+                ray.kill(actor)
+            except Exception:  # noqa: BLE001 - gone already
+                pass
+        session.close()
+    return [pairing_result([raws[(p, c)] for c in range(sum(1 for q, _ in raws if q == p))], spec,
+                           (labels[i], labels[j])) for p, (i, j) in enumerate(pairs)], info
 
 
 def display_names(specs: list[str]) -> list[str]:
@@ -435,12 +567,21 @@ def main(argv=None) -> int:
                     help="a rule option of the game, e.g. --option knock_limit=5 (repeatable)")
     ap.add_argument("--out", default=None, help="folder for results.json and results.png (default eval_results/<game>-<time>)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--chunk", type=int, default=DEFAULT_CHUNK,
+                    help=f"games per chunk, the unit of work (default {DEFAULT_CHUNK}; results depend on it, "
+                         "not on --workers)")
+    ap.add_argument("--workers", type=int, default=0,
+                    help="Ray actors to spread the chunks over (default 0: in this process); needs "
+                         'pip install -e ".[ray]"')
+    ap.add_argument("--ray-address", default="",
+                    help="with --workers: the Ray cluster to join (auto, or HOST:PORT); default: a local Ray")
     args = ap.parse_args(argv)
     try:
         t = run_tournament(args.agents, game=args.game, games=args.games, unit=args.unit, players=args.players,
                            duplicate=not args.no_duplicate, seed=args.seed, options=parse_key_values(args.option),
-                           show_progress=not args.quiet)
-    except (ValueError, FileNotFoundError, KeyError) as e:
+                           show_progress=not args.quiet, chunk=args.chunk, workers=args.workers,
+                           ray_address=args.ray_address)
+    except (ValueError, FileNotFoundError, KeyError, RayMissingError, RayUnavailableError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"evaluate.py: error: {msg}", file=sys.stderr)
         return 2

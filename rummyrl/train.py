@@ -5,6 +5,8 @@
     python train.py --config configs/gin_rummy.yaml total_steps=2e6 net.hidden=128
     python train.py --quick                                # a few-minute first look
     python train.py --resume runs/gin_rummy/last.pt        # continue a run
+    python train.py workers=2                              # rollouts on 2 Ray actors (pip install -e ".[ray]")
+    python train.py ray_address=auto workers=16 device=cuda  # join a Ray cluster, learn on the GPU
 
 The trainer itself is the package rummyrl.training (config, opponent pool, rollouts, PPO,
 checkpoints, evaluation, the main loop). Its names are importable from here too, so
@@ -12,7 +14,8 @@ checkpoints, evaluation, the main loop). Its names are importable from here too,
 ``train.TrainConfig`` (every config field documented there) and the rest.
 
 TensorBoard logs and checkpoints (``last.pt``, ``best.pt``, ``final.pt``) go to
-``runs/<name>/``; Ctrl-C saves before exiting.
+``runs/<name>/``; Ctrl-C saves before exiting. ``workers``, ``ray_address`` and ``device``
+are config fields like the others (README, "Scaling out").
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import sys
 from pathlib import Path
 
 from rummyrl.agents.neural import load_checkpoint
+from rummyrl.distributed import RayUnavailableError
 from rummyrl.training import (EVAL_SEED, EXPERT, FIELDS, FINAL_EVAL_SEED, KINDS, RANDOM, SELF, SIMPLE, SNAPSHOT,
                               ConfigError, EvalConfig, OpponentConfig, OpponentPool, Rollout, TrainConfig, Trainer,
                               collect_rollout, env_state_dict, evaluate_policy, final_report, gae, load_config,
@@ -59,7 +63,11 @@ def main(argv=None) -> int:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
     run_dir = Path(args.run_dir) if args.run_dir else (Path(args.resume).parent if args.resume else None)
-    tr = train(cfg, run_dir=run_dir, resume=resume)
+    try:
+        tr = train(cfg, run_dir=run_dir, resume=resume)
+    except RayUnavailableError as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
     if tr.interrupted:
         print(f"stopped; continue with: python train.py --resume {tr.run_dir / 'last.pt'}", file=sys.stderr)
         return 130

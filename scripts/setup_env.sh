@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Make .venv (once) and install the project into it with the extras given as arguments.
 # Idempotent: a second run with the same pyproject.toml and extras does nothing.
-# Usage: bash scripts/setup_env.sh [EXTRA ...]      e.g. bash scripts/setup_env.sh dev sb3
+# Usage: bash scripts/setup_env.sh [EXTRA ...]      e.g. bash scripts/setup_env.sh dev sb3 ray
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}

@@ -159,3 +159,25 @@ def test_checkpoint_errors(tmp_path):
     save_checkpoint(rummy_ckpt, {"game": "rummy", "num_players": 4, "net_config": {}, "model": {}})
     out = _run("simple", str(rummy_ckpt), "--quiet")
     assert out.returncode == 2 and "trained for 'rummy'" in out.stderr
+
+
+def test_chunks_play_the_same_games_as_one_batch():
+    """A pairing cut into chunks: deterministic agents play exactly the games of one batch
+    (the engines deal each game from its own seed); one chunk is the whole pairing."""
+    one = evaluate.run_tournament(["expert", "simple"], games=60, chunk=0, seed=7, show_progress=False)
+    cut = evaluate.run_tournament(["expert", "simple"], games=60, chunk=14, seed=7, show_progress=False)
+    assert one.pairings[0].to_dict() | {"seconds": 0} == cut.pairings[0].to_dict() | {"seconds": 0}
+    spec = evaluate.game_spec("gin", "game")
+    chunks = evaluate.pairing_chunks(spec, 60, seed=7, chunk=14)
+    assert [c["seeds"].size for c in chunks] == [14, 14, 14, 14, 4]
+    whole = evaluate.pairing_chunks(spec, 60, seed=7, chunk=0)[0]
+    assert np.array_equal(np.concatenate([c["seeds"] for c in chunks]), whole["seeds"])
+    assert chunks[0]["agent_seeds"] == whole["agent_seeds"]  # the first chunk's agents as before chunks
+
+
+def test_tournament_workers_without_ray_name_the_install_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails
+    from rummyrl.distributed import RayMissingError
+
+    with pytest.raises(RayMissingError, match=r'pip install -e "\.\[ray\]"'):
+        evaluate.run_tournament(["simple", "random"], games=4, workers=2, show_progress=False)

@@ -116,6 +116,9 @@ def test_masked_logits_carry_no_probability_and_finite_entropy():
     (["rules.colour=red"], ["colour"]),
     (["opponents.simple=-1"], ["opponents"]),
     (["eval.opponents=[simple, grandmaster]"], ["eval.opponents", "grandmaster"]),
+    (["device=tpu"], ["device", "tpu"]),
+    (["workers=-1"], ["workers"]),
+    (["workers=600"], ["workers", "num_envs"]),
 ])
 def test_config_errors_name_the_key(override, words):
     with pytest.raises(train.ConfigError) as e:
@@ -183,3 +186,50 @@ def test_numbers_in_scientific_notation_are_numbers():
     assert cfg.total_steps == 2_000_000 and cfg.learning_rate == pytest.approx(3e-4)
     with pytest.raises(train.ConfigError, match="num_envs"):
         train.load_config(ROOT / "configs" / "gin_rummy.yaml", ["num_envs=1.5e2x"])
+
+
+@pytest.mark.parametrize("device", ["cpu", "auto"])
+def test_cpu_and_auto_devices_train_and_checkpoints_hold_cpu_tensors(tmp_path, device):
+    cfg = train.load_config(None, TINY + [f"device={device}"])
+    tr = train.train(cfg, run_dir=tmp_path, progress=False)
+    expected = "cuda" if device == "auto" and torch.cuda.is_available() else "cpu"
+    assert tr.updates == 3 and tr.device.type == expected
+    assert next(tr.net.parameters()).device.type == expected
+    data = load_checkpoint(tmp_path / "final.pt", "gin")
+    tensors = [t for t in data["model"].values()]
+    tensors += [t for st in data["optimizer"]["state"].values() for t in st.values() if torch.is_tensor(t)]
+    assert tensors and all(t.device.type == "cpu" for t in tensors)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_cuda_without_cuda_is_a_config_error():
+    for device in ("cuda", "cuda:0"):
+        with pytest.raises(train.ConfigError, match="CUDA is not available.*device=cpu"):
+            train.load_config(None, TINY + [f"device={device}"])
+    out = subprocess.run([sys.executable, "train.py", "device=cuda"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 2 and "device=cuda" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_a_cuda_run_writes_checkpoints_that_load_on_cpu(tmp_path):
+    from rummyrl.agents import load_agent
+
+    tr = train.train(train.load_config(None, TINY + ["device=cuda"]), run_dir=tmp_path, progress=False)
+    assert next(tr.net.parameters()).is_cuda
+    data = load_checkpoint(tmp_path / "final.pt", "gin")
+    assert all(t.device.type == "cpu" for t in data["model"].values())
+    agent = load_agent(str(tmp_path / "final.pt"))
+    assert next(agent.net.parameters()).device.type == "cpu"
+    resumed = train.train(train.load_config(None, TINY + ["device=cpu", "total_steps=512"]), run_dir=tmp_path,
+                          resume=load_checkpoint(tmp_path / "last.pt"), progress=False)
+    assert resumed.updates == 4
+
+
+def test_workers_without_ray_name_the_install_command(monkeypatch):
+    import rummyrl.distributed
+
+    monkeypatch.setattr(rummyrl.distributed, "ray_available", lambda: False)
+    with pytest.raises(train.ConfigError, match=r'workers=2 needs Ray.*pip install -e "\.\[ray\]"'):
+        train.load_config(None, TINY + ["workers=2"])
+    assert train.load_config(None, TINY + ["workers=0"]).workers == 0

@@ -6,11 +6,17 @@ pool's snapshots, the lanes' opponents and the rollout's pending transitions) in
 dict ``agents/neural.py`` saves; :func:`restore` puts it back into a freshly set-up trainer,
 so a resumed run makes the same draws as one never stopped. A checkpoint also loads as an
 agent (``game``, ``num_players``, ``net_config``, ``model``).
+
+Tensors are saved on the CPU whatever device trained them (and read back with
+``map_location="cpu"``), so a checkpoint written by a GPU learner loads on any machine.
+With Ray workers the lanes live in the workers: instead of ``env``, ``lanes`` and
+``rollout`` a checkpoint holds ``workers``, each worker's :func:`lanes_state`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import typing
 from pathlib import Path
 
@@ -59,14 +65,55 @@ def _set_np_rng_state(rng: np.random.Generator, d: dict) -> None:
                                "has_uint32": d["has_uint32"], "uinteger": d["uinteger"]}
 
 
+def _cpu(obj):
+    """``obj`` with every tensor on the CPU (containers rebuilt, the rest as it is)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.cpu()
+    if isinstance(obj, dict):
+        return {k: _cpu(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_cpu(v) for v in obj)
+    return obj
+
+
+def lanes_state(holder) -> dict:
+    """The state of a set of lanes (a Ray worker's): its games in progress, each lane's
+    opponent and seat, the rollout's pending transitions and every random generator of
+    the lanes, the pool's snapshots' included (their weights are the learner's)."""
+    return {
+        "rng": _np_rng_state(holder.rng),
+        "baselines": {k: _np_rng_state(a.rng) for k, a in holder.pool.baselines.items() if hasattr(a, "rng")},
+        "snapshots": [_np_rng_state(a.rng) for a in holder.pool.snapshots],
+        "env": env_state_dict(holder.env),
+        "lanes": {"kind": torch.from_numpy(holder.lane_kind.copy()), "snap": torch.from_numpy(holder.lane_snap.copy()),
+                  "seat": torch.from_numpy(holder.lane_seat.copy())},
+        "rollout": holder.rollout.state_dict(),
+    }
+
+
+def load_lanes_state(holder, d: dict) -> None:
+    """Put back what :func:`lanes_state` saved (``holder`` set up with the same lanes and
+    the same snapshots)."""
+    _set_np_rng_state(holder.rng, d["rng"])
+    for k, st in d["baselines"].items():
+        _set_np_rng_state(holder.pool.baselines[int(k)].rng, st)
+    for agent, st in zip(holder.pool.snapshots, d["snapshots"]):
+        _set_np_rng_state(agent.rng, st)
+    load_env_state(holder.env, d["env"])
+    holder.lane_kind = d["lanes"]["kind"].numpy().copy()
+    holder.lane_snap = d["lanes"]["snap"].numpy().copy()
+    holder.lane_seat = d["lanes"]["seat"].numpy().copy()
+    holder.rollout.load_state_dict(d["rollout"])
+
+
 def payload(tr: Trainer) -> dict:
     """What a checkpoint of ``tr`` holds."""
     cfg = tr.cfg
-    return {
+    data = {
         "game": cfg.game, "num_players": cfg.num_players,
-        "net_config": dataclasses.asdict(cfg.net), "model": tr.net.state_dict(),
+        "net_config": dataclasses.asdict(cfg.net), "model": _cpu(tr.net.state_dict()),
         "train_config": dataclasses.asdict(cfg),
-        "optimizer": tr.opt.state_dict(),
+        "optimizer": _cpu(tr.opt.state_dict()),
         "counters": {"global_step": tr.global_step, "updates": tr.updates, "elapsed": tr.elapsed,
                      "best_score": tr.best_score},
         "last_eval": tr.last_eval,
@@ -74,12 +121,16 @@ def payload(tr: Trainer) -> dict:
                 "torch_global": torch.get_rng_state(),
                 "baselines": {k: _np_rng_state(a.rng) for k, a in tr.pool.baselines.items()
                               if hasattr(a, "rng")}},
-        "env": env_state_dict(tr.env),
         "pool": [{"model": a.net.state_dict(), "rng": _np_rng_state(a.rng)} for a in tr.pool.snapshots],
-        "lanes": {"kind": torch.from_numpy(tr.lane_kind), "snap": torch.from_numpy(tr.lane_snap),
-                  "seat": torch.from_numpy(tr.lane_seat)},
-        "rollout": tr.rollout.state_dict(),
     }
+    if tr.env is not None:  # the lanes played in this process
+        data["env"] = env_state_dict(tr.env)
+        data["lanes"] = {"kind": torch.from_numpy(tr.lane_kind), "snap": torch.from_numpy(tr.lane_snap),
+                         "seat": torch.from_numpy(tr.lane_seat)}
+        data["rollout"] = tr.rollout.state_dict()
+    if tr.workers is not None and tr.workers.remote:
+        data["workers"] = tr.workers.state()
+    return data
 
 
 def save(tr: Trainer, name: str) -> Path:
@@ -102,7 +153,6 @@ def restore(tr: Trainer, data: dict) -> None:
     torch.set_rng_state(data["rng"]["torch_global"])
     for k, st in data["rng"]["baselines"].items():
         _set_np_rng_state(tr.pool.baselines[int(k)].rng, st)
-    load_env_state(tr.env, data["env"])
     tr.pool.snapshots = []
     for i, snap in enumerate(data["pool"]):
         copy = PolicyNet(tr.net.io, tr.net.cfg)
@@ -110,7 +160,14 @@ def restore(tr: Trainer, data: dict) -> None:
         agent = NeuralAgent(copy, name=f"snapshot{i}", greedy=False)
         _set_np_rng_state(agent.rng, snap["rng"])
         tr.pool.snapshots.append(agent)
-    tr.lane_kind = data["lanes"]["kind"].numpy().copy()
-    tr.lane_snap = data["lanes"]["snap"].numpy().copy()
-    tr.lane_seat = data["lanes"]["seat"].numpy().copy()
-    tr.rollout.load_state_dict(data["rollout"])
+    if tr.env is not None:
+        if "env" in data:
+            load_env_state(tr.env, data["env"])
+            tr.lane_kind = data["lanes"]["kind"].numpy().copy()
+            tr.lane_snap = data["lanes"]["snap"].numpy().copy()
+            tr.lane_seat = data["lanes"]["seat"].numpy().copy()
+            tr.rollout.load_state_dict(data["rollout"])
+        else:
+            print("resume: the checkpoint's games were played by Ray workers; the lanes in this process "
+                  "start afresh", file=sys.stderr)
+    tr.worker_states = data.get("workers")

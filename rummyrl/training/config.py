@@ -114,6 +114,21 @@ class TrainConfig:
     """Seed of deals, sampling, network init and opponent draws."""
     torch_threads: int = 0
     """Threads for torch in the PPO updates (0: torch's default); rollouts use one."""
+    device: str = "auto"
+    """Where the learner's network lives (its PPO updates, and the rollouts' inference when
+    ``workers=0``): ``cpu``, ``cuda`` (or ``cuda:N``), or ``auto`` (``cuda`` when
+    ``torch.cuda.is_available()``, else ``cpu``). Ray workers always infer on CPU, and
+    checkpoints hold CPU tensors whatever the device, so they load anywhere."""
+    workers: int = 0
+    """Rollout workers: 0 plays the self-play lanes in this process; N > 0 starts N Ray
+    actors (``pip install -e ".[ray]"``) that share the ``num_envs`` lanes between them
+    (``num_envs`` is the total, split as evenly as it goes) and each keep a CPU copy of the
+    policy; the learner gathers their rollouts, updates and broadcasts the new weights
+    (``rummyrl/training/workers.py``)."""
+    ray_address: str = ""
+    """With ``workers > 0``: the Ray cluster to join (``auto``: the one ``ray start`` set up
+    on this machine, or ``HOST:PORT``); empty starts a local Ray for the run (or uses the
+    one this process already initialised)."""
 
 
 class ConfigError(ValueError):
@@ -206,6 +221,15 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     need(all(o in ("random", "simple", "expert") for o in cfg.eval.opponents),
          f"eval.opponents must be baselines (random, simple, expert), got {cfg.eval.opponents}")
     need(cfg.torch_threads >= 0, f"torch_threads must be >= 0, got {cfg.torch_threads}")
+    resolve_device(cfg.device)
+    need(cfg.workers >= 0, f"workers must be >= 0, got {cfg.workers}")
+    if cfg.workers:
+        need(cfg.workers <= cfg.num_envs,
+             f"workers ({cfg.workers}) must not exceed num_envs ({cfg.num_envs}): the workers share the lanes")
+        from rummyrl.distributed import INSTALL_HINT, ray_available
+
+        need(ray_available(), f"workers={cfg.workers} needs Ray, which is not installed: {INSTALL_HINT} "
+                              f"(or use workers=0)")
     # the rule options are checked by the engine's own config, the reward by the env's parser
     _engine_config(cfg)
     try:
@@ -262,6 +286,28 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
                 raise ConfigError(f"override {item!r}: {part!r} is not a section")
         node[parts[-1]] = _parse_value(text)
     return _check(_build(TrainConfig, data))
+
+
+def resolve_device(device: str):
+    """The ``torch.device`` of the ``device`` option; :class:`ConfigError` for an unknown
+    name, or for ``cuda`` where this torch has no CUDA."""
+    import re
+
+    import torch
+
+    if device not in ("auto", "cpu", "cuda") and not re.fullmatch(r"cuda:\d+", device):
+        raise ConfigError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ConfigError(f"device={device}: CUDA is not available to this torch ({torch.__version__}"
+                              f"{', a CPU-only build' if torch.version.cuda is None else ''}); use device=cpu "
+                              f"or device=auto, or install a CUDA build of torch")
+        index = int(device.split(":")[1]) if ":" in device else 0
+        if index >= torch.cuda.device_count():
+            raise ConfigError(f"device={device}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    return torch.device(device)
 
 
 def engine_episode(cfg: TrainConfig) -> str:

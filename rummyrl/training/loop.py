@@ -1,5 +1,7 @@
 """The main loop: :func:`train` alternates rollouts and PPO updates until the step budget,
 the time limit, ``max_updates`` or Ctrl-C, and logs, evaluates and checkpoints on the way.
+The rollouts come from the run's workers (:mod:`.workers`): the lanes in this process
+(``workers=0``) or Ray actors (``workers=N``), which get the new weights after each update.
 
 TensorBoard logs go to the run folder (``runs/<name>/`` by default) with ``config.yaml``
 and the checkpoints ``last.pt`` (every ``checkpoint_every_minutes`` and on exit),
@@ -22,8 +24,9 @@ import yaml
 from .config import TrainConfig
 from .evaluation import periodic_eval
 from .ppo import ppo_update
-from .rollout import collect_rollout, gae
+from .rollout import gae
 from .trainer import Trainer
+from .workers import make_workers
 
 
 class _StopFlag:
@@ -40,13 +43,11 @@ class _StopFlag:
 
 
 def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = None,
-          max_updates: int | None = None, progress: bool = True) -> Trainer:
+          max_updates: int | None = None, progress: bool = True, on_update=None) -> Trainer:
     """Train until ``total_steps``, the time limit, ``max_updates`` or Ctrl-C; returns the
-    trainer (``last.pt`` and ``final.pt``/``best.pt`` are written to the run folder)."""
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
-
-    update_threads = cfg.torch_threads or torch.get_num_threads()
+    trainer (``last.pt`` and ``final.pt``/``best.pt`` are written to the run folder).
+    ``on_update(trainer)``, if given, is called after every update. Ray workers, if any,
+    are ended before this returns."""
     run_dir = Path(run_dir or Path("runs") / cfg.name)
     run_dir.mkdir(parents=True, exist_ok=True)
     tr = Trainer(cfg, run_dir)
@@ -54,6 +55,21 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = N
     if resume is not None:
         tr.load(resume)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
+    tr.workers = make_workers(tr)
+    try:
+        _run(tr, max_updates, progress, on_update)
+    finally:
+        tr.workers.close()
+        tr.workers = None
+    return tr
+
+
+def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    cfg, run_dir, workers = tr.cfg, tr.run_dir, tr.workers
+    update_threads = cfg.torch_threads or torch.get_num_threads()
     writer = SummaryWriter(str(run_dir))
     flag = _StopFlag()
     old_handler = signal.signal(signal.SIGINT, flag) if progress else None
@@ -71,29 +87,14 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = N
                 break
             if max_updates is not None and updates_here >= max_updates:
                 break
-            t0 = time.perf_counter()
-            frac = 1.0 - tr.global_step / cfg.total_steps if cfg.lr_schedule == "linear" else 1.0
-            for g in tr.opt.param_groups:
-                g["lr"] = cfg.learning_rate * max(frac, 0.0)
-            stats: dict = {}
-            torch.set_num_threads(1)  # small batches: one thread beats two that wait on each other
-            rollout = collect_rollout(tr, stats)
-            steps = cfg.rollout_steps * cfg.num_envs
-            t1 = time.perf_counter()
-            torch.set_num_threads(update_threads)
-            idx, adv, ret = gae(rollout, cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
-            upd = ppo_update(tr.net, tr.opt, rollout, idx, adv, ret, cfg, tr.torch_gen)
-            tr.rollout.carry_over()  # only now: the rollout dict is a view of this buffer
-            t2 = time.perf_counter()
-            tr.updates += 1
+            upd, stats, steps, (t0, t1, t2), samples = run_update(tr, update_threads)
             updates_here += 1
-            tr.global_step += steps
-            if tr.updates % cfg.snapshot_every == 0:
-                tr.pool.add_snapshot(tr.net)
             tr.elapsed = time.perf_counter() - start
-            _log_update(writer, tr, upd, stats, steps, t0, t1, t2, idx.size)
+            _log_update(writer, tr, upd, stats, steps, t0, t1, t2, samples)
             bar.update(steps)
             bar.set_postfix_str(_postfix(tr, steps / (t2 - t0)))
+            if on_update is not None:
+                on_update(tr)
             now = time.perf_counter()
             if cfg.eval.every_minutes and now - last_eval >= cfg.eval.every_minutes * 60:
                 periodic_eval(tr, writer)
@@ -117,7 +118,33 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = N
             tr.save("best.pt")
     writer.close()
     tr.interrupted = flag.stop
-    return tr
+
+
+def run_update(tr: Trainer, update_threads: int) -> tuple:
+    """One update: a rollout from the workers, GAE, the PPO update, the snapshot when one is
+    due and the new weights to the workers. Returns (update statistics, game statistics,
+    env steps, (start, rollout done, update done) times, samples trained on)."""
+    cfg, workers = tr.cfg, tr.workers
+    t0 = time.perf_counter()
+    frac = 1.0 - tr.global_step / cfg.total_steps if cfg.lr_schedule == "linear" else 1.0
+    for g in tr.opt.param_groups:
+        g["lr"] = cfg.learning_rate * max(frac, 0.0)
+    torch.set_num_threads(1)  # small batches: one thread beats two that wait on each other
+    rollout, stats = workers.collect()
+    steps = cfg.rollout_steps * cfg.num_envs
+    t1 = time.perf_counter()
+    torch.set_num_threads(update_threads)
+    idx, adv, ret = gae(rollout, cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
+    upd = ppo_update(tr.net, tr.opt, rollout, idx, adv, ret, cfg, tr.torch_gen)
+    workers.release()  # in process: the buffer carries over only now (the rollout is a view of it)
+    tr.updates += 1
+    tr.global_step += steps
+    snapshot = tr.updates % cfg.snapshot_every == 0
+    if snapshot:
+        tr.pool.add_snapshot(tr.net)
+    workers.broadcast(tr.net, snapshot)  # Ray: the new weights into the object store, once
+    t2 = time.perf_counter()
+    return upd, stats, steps, (t0, t1, t2), idx.size
 
 
 def _postfix(tr: Trainer, sps: float) -> str:
@@ -137,6 +164,12 @@ def _log_update(writer, tr: Trainer, upd: dict, stats: dict, steps: int, t0, t1,
     writer.add_scalar("charts/learning_rate", tr.opt.param_groups[0]["lr"], s)
     writer.add_scalar("charts/minutes", tr.elapsed / 60, s)
     writer.add_scalar("charts/snapshots", len(tr.pool.snapshots), s)
+    if tr.workers is not None and tr.workers.remote:
+        t = tr.workers.timings
+        writer.add_scalar("workers/gather_seconds", t.get("gather", 0.0), s)
+        writer.add_scalar("workers/overhead_seconds",
+                          t.get("wait_overhead", 0.0) + t.get("concat", 0.0) + t.get("broadcast", 0.0), s)
+        writer.add_scalar("workers/restarts", tr.workers.restarts, s)
     total = stats.get("hands/total", 0)
     if total:
         for k, v in stats.items():

@@ -2,7 +2,8 @@
 
 The action mask and the expert prior stored with each transition are applied again here
 (``agents/neural.py``): illegal actions have probability zero and the entropy counts
-legal actions only.
+legal actions only. The update runs where the network is (the config's ``device``); the
+minibatch order is drawn on the CPU, so it is the same on any device.
 """
 
 from __future__ import annotations
@@ -20,19 +21,20 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray, 
     """``update_epochs`` passes over the transitions ``idx`` of the rollout ``ro`` (read by
     key: the dict of ``collect_rollout`` or the ``Rollout`` itself) with their advantages
     and returns; returns the mean losses and statistics of the update."""
-    obs = torch.from_numpy(ro["obs"][idx])
-    prior = torch.from_numpy(ro["prior"][idx].astype(np.float32))
-    mask = torch.from_numpy(ro["mask"][idx])
-    act = torch.from_numpy(ro["action"][idx])
-    old_logp = torch.from_numpy(ro["logp"][idx])
+    device = next(net.parameters()).device
+    obs = torch.from_numpy(ro["obs"][idx]).to(device)
+    prior = torch.from_numpy(ro["prior"][idx].astype(np.float32)).to(device)
+    mask = torch.from_numpy(ro["mask"][idx]).to(device)
+    act = torch.from_numpy(ro["action"][idx]).to(device)
+    old_logp = torch.from_numpy(ro["logp"][idx]).to(device)
     # advantages normalised once over the rollout (a minibatch may hold a single sample)
-    adv_t = torch.from_numpy((adv - adv.mean()) / (adv.std() + 1e-8))
-    ret_t = torch.from_numpy(ret)
+    adv_t = torch.from_numpy((adv - adv.mean()) / (adv.std() + 1e-8)).to(device)
+    ret_t = torch.from_numpy(ret).to(device)
     n = idx.size
     stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
     net.train()
     for _ in range(cfg.update_epochs):
-        perm = torch.randperm(n, generator=gen)
+        perm = torch.randperm(n, generator=gen).to(device)  # drawn on the CPU whatever the device
         kls = []
         for start in range(0, n, cfg.minibatch_size):
             mb = perm[start:start + cfg.minibatch_size]

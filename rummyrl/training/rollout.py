@@ -167,6 +167,7 @@ def collect_rollout(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
     ``stats``. Returns the rollout: the transitions carried over from the last one and
     this one's, as a plain dict of numpy arrays (:meth:`Rollout.as_dict`)."""
     cfg, env, ro, net = tr.cfg, tr.env, tr.rollout, tr.net
+    device = next(net.parameters()).device  # the learner's device in process, the CPU in a Ray worker
     batch = env.batch
     lanes_all = np.arange(cfg.num_envs)
     for t in range(cfg.rollout_steps):
@@ -181,11 +182,13 @@ def collect_rollout(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
         if rows.size:
             obs, mask, prior = batch.obs[rows], batch.mask[rows], prior_all[rows]
             with torch.no_grad():
-                logits, value = net(torch.from_numpy(obs), torch.from_numpy(prior), torch.from_numpy(mask))
-                logp_all = torch.log_softmax(logits, 1).numpy()
+                logits, value = net(torch.from_numpy(obs).to(device), torch.from_numpy(prior).to(device),
+                                    torch.from_numpy(mask).to(device))
+                logp_all = torch.log_softmax(logits, 1).cpu().numpy()
+                value = value.cpu().numpy()
             a = sample_actions(np.exp(logp_all), tr.rng)
             actions[rows] = a
-            ro.add(t, lanes_all[rows], player[rows], obs, prior, mask, a, logp_all[np.arange(a.size), a], value.numpy())
+            ro.add(t, lanes_all[rows], player[rows], obs, prior, mask, a, logp_all[np.arange(a.size), a], value)
         others = np.flatnonzero(~learner)
         if others.size:
             actions[others] = tr.pool.act(tr.lane_kind[others], tr.lane_snap[others],

@@ -2,7 +2,9 @@
 
 A :class:`Trainer` holds the network and its optimizer, the self-play environments, the
 opponent pool with the opponent of each lane, the rollout buffer, the random generators
-and the counters; :mod:`.checkpoint` saves and restores all of it.
+and the counters; :mod:`.checkpoint` saves and restores all of it. With Ray workers
+(``workers > 0``) the lanes live in the workers (:mod:`.workers`), and the trainer keeps
+the learner's part: the network, the optimizer, the pool's snapshots and the counters.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import torch
 from rummyrl.agents.neural import PolicyNet, game_io
 
 from . import checkpoint
-from .config import TrainConfig
+from .config import TrainConfig, resolve_device
 from .pool import OpponentPool
 from .rollout import Rollout, make_selfplay
 
@@ -43,6 +45,11 @@ class Trainer:
     lane_snap: np.ndarray = None
     lane_seat: np.ndarray = None
     interrupted: bool = False
+    device: torch.device = None
+    workers: object = None
+    """Who plays the lanes (:mod:`.workers`), while :func:`~.loop.train` runs."""
+    worker_states: dict = None
+    """The Ray workers' states of the checkpoint this run resumes from, if any."""
 
     def setup(self) -> None:
         cfg = self.cfg
@@ -50,15 +57,14 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
         self.torch_gen = torch.Generator().manual_seed(cfg.seed)
+        self.device = resolve_device(cfg.device)
         io = game_io(cfg.game, cfg.num_players)
-        self.net = PolicyNet(io, cfg.net).eval()
+        self.net = PolicyNet(io, cfg.net).to(self.device).eval()
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        self.env = make_selfplay(cfg)
-        self.env.reset(seed=cfg.seed)
-        self.pool = OpponentPool(cfg, self.rng)
-        self.rollout = Rollout(cfg, io)
-        self.lane_kind, self.lane_snap = self.pool.draw(cfg.num_envs)
-        self.lane_seat = self.rng.integers(0, cfg.num_players, cfg.num_envs)
+        if cfg.workers:
+            self.pool = OpponentPool(cfg, self.rng)  # the snapshots; the lanes are the workers'
+        else:
+            setup_lanes(self, cfg, io)
 
     def payload(self) -> dict:
         return checkpoint.payload(self)
@@ -68,3 +74,15 @@ class Trainer:
 
     def load(self, data: dict) -> None:
         checkpoint.restore(self, data)
+
+
+def setup_lanes(holder, cfg: TrainConfig, io) -> None:
+    """Give ``holder`` (a :class:`Trainer`, or a Ray worker) self-play lanes seeded by
+    ``cfg.seed``: the environments, the opponent pool drawing from ``holder.rng``, the
+    rollout buffer and each lane's opponent and learner seat."""
+    holder.env = make_selfplay(cfg)
+    holder.env.reset(seed=cfg.seed)
+    holder.pool = OpponentPool(cfg, holder.rng)
+    holder.rollout = Rollout(cfg, io)
+    holder.lane_kind, holder.lane_snap = holder.pool.draw(cfg.num_envs)
+    holder.lane_seat = holder.rng.integers(0, cfg.num_players, cfg.num_envs)
