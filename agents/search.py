@@ -221,13 +221,15 @@ class SearchAgent(Agent):
         idx = np.arange(state.batch_size)  # row of state -> rollout
         engine = self.g.engine
         obs = np.empty((state.batch_size, engine.OBS_DIM), np.float32)
-        for _ in range(self.options["horizon"]):
+        for step in range(self.options["horizon"] + 1):
             done = state.game_over
             if done.any():  # score finished rollouts and drop them from the batch
                 values[idx[done]] = self.g.value(state.take(done), self.options["game_value"])
                 if done.all():
                     break
                 state, idx = state.take(~done), idx[~done]
+            if step == self.options["horizon"]:
+                break
             o = engine.observe(state, out=obs[: idx.size])
             engine.step(state, self.rollout.act(o, state.mask), inplace=True)
         return values

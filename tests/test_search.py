@@ -153,3 +153,30 @@ def test_options_of_the_other_game_are_refused():
         load_agent("search:gamma=0.1", game="rummy")
     with pytest.raises(ValueError, match="unknown search option.*'oversample'.*for gin"):
         load_agent("search:oversample=2", game="gin")
+
+
+def test_rollouts_are_scored_up_to_the_horizon_and_zero_beyond():
+    """Rollouts that end within ``horizon`` actions (the last one included) get their
+    hand's value; longer ones are worth 0. Checked against playing the hands out by hand."""
+    from rummyrl import gin_beliefs
+
+    expert = load_agent("expert", game="gin")
+    st = gin.init(16, seed=8)
+    for _ in range(6):
+        gin.step(st, expert.act(gin.observe(st), st.mask), inplace=True)
+    worlds = gin_beliefs.sample_worlds(gin.observe(st), 2, np.random.default_rng(0)).state
+    ref = worlds.copy()
+    length = np.zeros(ref.batch_size, int)
+    while not ref.game_over.all():
+        live = ~ref.game_over
+        a = np.zeros(ref.batch_size, np.int64)
+        a[live] = expert.act(gin.observe(ref)[live], ref.mask[live])
+        gin.step(ref, a, inplace=True, active=live)
+        length[live] += 1
+    horizon = int(np.sort(length)[len(length) // 2])  # some rollouts end on exactly this action
+    agent = SearchAgent(worlds=2, horizon=horizon, seed=0)
+    values = agent._play_out(worlds.copy())
+    full = agent.g.value(ref, 100.0)
+    assert (length == horizon).any() and (length > horizon).any()
+    assert np.array_equal(values[length <= horizon], full[length <= horizon])
+    assert (values[length > horizon] == 0).all()
