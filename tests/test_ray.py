@@ -28,15 +28,13 @@ import torch  # noqa: E402
 
 from rummyrl import evaluate, train  # noqa: E402
 from rummyrl.agents.neural import load_checkpoint  # noqa: E402
+from test_train import TINY as TRAIN_TINY  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# a few seconds: 3 updates of 16 lanes split over 2 workers, every opponent kind, snapshots
-TINY = ["name=tiny", "num_envs=16", "rollout_steps=8", "total_steps=384", "minibatch_size=64",
-        "net.hidden=16", "net.layers=1", "snapshot_every=1", "pool_size=2",
-        "opponents.self_play=1", "opponents.snapshots=1", "opponents.simple=1", "opponents.expert=1",
-        "opponents.random=1", "eval.every_minutes=0", "eval.games=4", "eval.final_games=4",
-        "checkpoint_every_minutes=0", "time_limit_minutes=0", "workers=2"]
+# a few seconds: test_train's tiny run (3 updates of 16 lanes, every opponent kind, snapshots),
+# its lanes split over 2 workers
+TINY = [o for o in TRAIN_TINY if not o.startswith("lr_schedule=")] + ["workers=2"]
 
 
 @pytest.fixture(scope="session")
