@@ -29,10 +29,14 @@ option         default       meaning
 ``topk``       3             candidates per decision (0: every legal action)
 ``rollout``    ``expert``    the policy of both seats in the rollouts: an agent name or a
                              checkpoint path
+``opponent``   (rollout)     the opponents' policy in the rollouts, if not the rollout
+                             policy: an agent name or a checkpoint path
 ``belief``     ``weighted``  ``uniform`` or ``weighted`` (:mod:`rummyrl.gin_beliefs`)
 ``beta``       0.1           the opponent model's weight on thrown and declined cards
 ``gamma``      0.04          ... and on the deadwood of its hand per turn played
 ``steps``      40            Metropolis steps per world (``weighted`` only)
+``knock``      -1            the deadwood the opponent would already have knocked with
+                             (-1: assume nothing; ``weighted`` only)
 ``z``          1.0           standard errors a candidate must win by to replace the
                              rollout policy's choice (0: the best mean)
 ``game_value`` 100           value of winning the game, beside the hand's points
@@ -68,6 +72,7 @@ COMMON_OPTIONS = {
     "worlds": (int, 32),
     "topk": (int, 3),
     "rollout": (str, "expert"),
+    "opponent": (str, ""),
     "belief": (str, "weighted"),
     "z": (float, 1.0),
 }
@@ -104,9 +109,10 @@ def _games():
         "beta": (float, beliefs.DEFAULT_BETA),
         "gamma": (float, beliefs.DEFAULT_GAMMA),
         "steps": (int, beliefs.DEFAULT_STEPS),
+        "knock": (float, -1.0),
         "game_value": (float, 100.0),
         "horizon": (int, 100),
-    }, ("beta", "gamma", "steps"))
+    }, ("beta", "gamma", "steps", "knock"))
     rummy_game = _Game("rummy", rummy, rummy_beliefs, {
         "beta": (float, rummy_beliefs.DEFAULT_BETA),
         "oversample": (int, 4),
@@ -117,7 +123,7 @@ def _games():
 
 
 #: every option of either game, for parsing spec strings
-OPTIONS = {**COMMON_OPTIONS, "beta": (float, 0.0), "gamma": (float, 0.0), "steps": (int, 0),
+OPTIONS = {**COMMON_OPTIONS, "beta": (float, 0.0), "gamma": (float, 0.0), "steps": (int, 0), "knock": (float, 0.0),
            "oversample": (int, 0), "game_value": (float, 0.0), "horizon": (int, 0)}
 
 
@@ -163,18 +169,24 @@ class SearchAgent(Agent):
         for key in ("beta", "gamma", "z", "steps", "oversample"):
             if key in opts and not opts[key] >= 0:
                 raise ValueError(f"search option {key} must be >= 0, got {opts[key]}")
-        if opts["rollout"] == "search":
-            raise ValueError("the rollout policy of search cannot be search itself")
+        if opts.get("knock", -1) < -1:
+            raise ValueError(f"search option knock must be a deadwood limit >= 0, or -1 for none, got {opts['knock']}")
+        for key in ("rollout", "opponent"):
+            if opts[key].partition(":")[0] == "search":
+                raise ValueError(f"the {key} policy of search cannot be search itself")
         from . import load_agent
 
         self.options = opts
         self.rollout = load_agent(opts["rollout"], game=game, seed=seed)
+        self.opponent = load_agent(opts["opponent"], game=game, seed=seed) if opts["opponent"] else self.rollout
         self.config = config
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self.rollout.reset(seed)
+        if self.opponent is not self.rollout:
+            self.opponent.reset(seed)
 
     def __repr__(self) -> str:
         return f"SearchAgent(game={self.game!r}, " + ", ".join(f"{k}={v!r}" for k, v in self.options.items()) + ")"
@@ -231,7 +243,15 @@ class SearchAgent(Agent):
             if step == self.options["horizon"]:
                 break
             o = engine.observe(state, out=obs[: idx.size])
-            engine.step(state, self.rollout.act(o, state.mask), inplace=True)
+            if self.opponent is self.rollout:
+                actions = self.rollout.act(o, state.mask)
+            else:  # the searching player (seat 0) plays the rollout policy, the others theirs
+                actions = np.empty(idx.size, np.int64)
+                mine = state.current == 0
+                for agent, rows in ((self.rollout, mine), (self.opponent, ~mine)):
+                    if rows.any():
+                        actions[rows] = agent.act(o[rows], state.mask[rows])
+            engine.step(state, actions, inplace=True)
         return values
 
     def choose(self, cand: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -43,7 +43,12 @@ What it assumes:
   over the alternatives it had is ignored. Cards it threw and later took back are not
   counted.
 
-``beta = gamma = 0`` is the uniform model.
+* With ``knock = K`` (>= 0), a player who has played a turn of the hand would already have
+  knocked with deadwood ``K`` or less (``simple`` knocks at 10, the knock limit; every
+  baseline goes gin when it can, ``K = 0``): such hands lose :data:`KNOCK_PENALTY` nats.
+  ``knock = -1`` (the default) assumes nothing about knocking.
+
+``beta = gamma = 0``, ``knock = -1`` is the uniform model.
 """
 
 from __future__ import annotations
@@ -150,14 +155,22 @@ def _deal_hidden(k: _Known, m: int, rng: np.random.Generator) -> np.ndarray:
     return np.argsort(np.argsort(keys, axis=2), axis=2)
 
 
+#: log-probability taken off a hand the opponent would already have knocked with (a soft
+#: constraint, so a Metropolis chain that starts in such a hand still walks out of it)
+KNOCK_PENALTY = 30.0
+
+
 @njit(cache=True)
-def _log_prob(hand, evidence, beta, gamma, m):
+def _log_prob(hand, evidence, beta, gamma, limit, m):
     """The opponent model's log-probability (up to a constant) of the opponent's hand
     ``hand`` (52 bool): ``-gamma * deadwood - beta * sum of the deadwood each evidence card
-    (thrown or declined, not held) would have saved it``. ``m``: scratch of 4 ints."""
+    (thrown or declined, not held) would have saved it``, less :data:`KNOCK_PENALTY` when
+    the deadwood is at most ``limit`` (-1: no limit). ``m``: scratch of 4 ints."""
     suit_masks_one(hand, m)
     base = deadwood_one(m[0], m[1], m[2], m[3])
     lp = -gamma * base
+    if base <= limit:
+        lp -= KNOCK_PENALTY
     if beta > 0:
         for c in range(NUM_CARDS):
             if not evidence[c] or hand[c]:
@@ -172,26 +185,27 @@ def _log_prob(hand, evidence, beta, gamma, m):
 
 
 @njit(cache=True)
-def _log_prob_kernel(hands, evidence, beta, gamma, out):
+def _log_prob_kernel(hands, evidence, beta, gamma, limit, out):
     m = np.zeros(NUM_SUITS, np.int64)
     for i in range(hands.shape[0]):
-        out[i] = _log_prob(hands[i], evidence[i], beta, gamma[i], m)
+        out[i] = _log_prob(hands[i], evidence[i], beta, gamma[i], limit[i], m)
 
 
 def log_likelihood(opp_hands: np.ndarray, evidence: np.ndarray, beta: float = DEFAULT_BETA,
-                   gamma=0.0) -> np.ndarray:
+                   gamma=0.0, limit=-1) -> np.ndarray:
     """The opponent model's log-probability (up to a constant) of the opponent's hands
-    ``(K, 52)`` bool, given the cards it threw or declined ``evidence`` ``(K, 52)`` bool and
-    the deadwood weight ``gamma`` (a number or ``(K,)``)."""
+    ``(K, 52)`` bool, given the cards it threw or declined ``evidence`` ``(K, 52)`` bool, the
+    deadwood weight ``gamma`` and the knock limit ``limit`` (numbers or ``(K,)``)."""
     opp_hands = np.ascontiguousarray(opp_hands, bool)
     out = np.empty(opp_hands.shape[0], np.float64)
     g = np.broadcast_to(np.asarray(gamma, np.float64), out.shape).copy()
-    _log_prob_kernel(opp_hands, np.ascontiguousarray(evidence, bool), float(beta), g, out)
+    lim = np.broadcast_to(np.asarray(limit, np.float64), out.shape).copy()
+    _log_prob_kernel(opp_hands, np.ascontiguousarray(evidence, bool), float(beta), g, lim, out)
     return out
 
 
 @njit(cache=True)
-def _mcmc_rows(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, rand, out, lo, hi):
+def _mcmc_rows(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, limit, rand, out, lo, hi):
     hand = np.zeros(NUM_CARDS, np.bool_)
     m = np.zeros(NUM_SUITS, np.int64)
     hid = np.zeros(NUM_CARDS, np.int64)
@@ -210,7 +224,7 @@ def _mcmc_rows(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, rand,
             elif rank[w, c] < u:
                 sto[ns] = c
                 ns += 1
-        cur = _log_prob(hand, evidence[b], beta, gamma[b], m)
+        cur = _log_prob(hand, evidence[b], beta, gamma[b], limit[b], m)
         if nh > 0 and ns > 0:
             for t in range(rand.shape[1]):
                 i = int(rand[w, t, 0] * nh)
@@ -218,7 +232,7 @@ def _mcmc_rows(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, rand,
                 a, c = hid[i], sto[j]
                 hand[a] = False
                 hand[c] = True
-                new = _log_prob(hand, evidence[b], beta, gamma[b], m)
+                new = _log_prob(hand, evidence[b], beta, gamma[b], limit[b], m)
                 if np.log(rand[w, t, 2]) < new - cur:  # Metropolis: the swap is symmetric
                     cur = new
                     hid[i], sto[j] = c, a
@@ -234,16 +248,16 @@ _CHUNK = 512
 
 
 @njit(cache=True, parallel=True)
-def _mcmc_kernel(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, rand, out):
+def _mcmc_kernel(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, limit, rand, out):
     """Metropolis swaps of one hidden card with one unknown stock card per step, for every
     world ``w`` (of observation ``w // n``); ``rank`` is updated in place."""
     W = rank.shape[0]
     for k in prange((W + _CHUNK - 1) // _CHUNK):
-        _mcmc_rows(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, rand, out,
+        _mcmc_rows(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, limit, rand, out,
                    k * _CHUNK, min(W, (k + 1) * _CHUNK))
 
 
-def _check(n, model, beta, gamma, steps):
+def _check(n, model, beta, gamma, steps, knock=-1):
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n (worlds per observation) must be a positive int, got {n!r}")
     if model not in MODELS:
@@ -253,15 +267,17 @@ def _check(n, model, beta, gamma, steps):
             raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise ValueError(f"steps must be an int >= 0, got {steps!r}")
+    if not (isinstance(knock, (int, float, np.integer)) and np.isfinite(knock) and knock >= -1):
+        raise ValueError(f"knock must be a deadwood limit >= 0, or -1 for none, got {knock!r}")
 
 
-def _draw(observations, n, rng, config, model, beta, gamma, steps):
+def _draw(observations, n, rng, config, model, beta, gamma, steps, knock=-1):
     """The opponent's hidden cards of ``n`` worlds per observation: ``(obs, config, known,
     rank (B, n, 52), log_prob (B, n))``; cards ranked below ``known.hidden`` are its hidden
     cards, the other unknown ones go to the stock in rank order."""
     obs = np.asarray(observations, np.float32)
     obs = obs[None] if obs.ndim == 1 else obs
-    _check(n, model, beta, gamma, steps)
+    _check(n, model, beta, gamma, steps, knock)
     _check_shape(obs)
     if config is None:  # the default rules, to the observations' target
         config = gin.GinConfig(target=int(np.rint(obs[0, _L["target"]][0] * 100.0)))
@@ -273,23 +289,26 @@ def _draw(observations, n, rng, config, model, beta, gamma, steps):
         rank = np.ascontiguousarray(rank.reshape(B * n, NUM_CARDS))
         turns = (obs[:, _L["opp_thrown"]] > 0.5).sum(1)
         out = np.empty(B * n)
+        limit = np.where(turns > 0, float(knock), -1.0)  # no knock before its first turn
         _mcmc_kernel(rank, n, k.hidden.astype(np.int64), k.unknown.sum(1).astype(np.int64), k.opp_known,
-                     k.evidence, float(beta), gamma * turns.astype(np.float64), rng.random((B * n, steps, 3)), out)
+                     k.evidence, float(beta), gamma * turns.astype(np.float64), limit,
+                     rng.random((B * n, steps, 3)), out)
         rank, lp = rank.reshape(B, n, NUM_CARDS), out.reshape(B, n)
     return obs, config, k, rank, lp
 
 
 def sample_worlds(observations, n: int, rng: np.random.Generator, config: gin.GinConfig | None = None,
                   model: str = "uniform", beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA,
-                  steps: int = DEFAULT_STEPS) -> Worlds:
+                  steps: int = DEFAULT_STEPS, knock: float = -1) -> Worlds:
     """``n`` full states per observation, consistent with it (see the module docstring).
 
     ``observations``: ``(OBS_DIM,)`` or ``(B, OBS_DIM)`` from :func:`rummyrl.gin.observe`
     (not of finished episodes). ``config``: the rules the games are played with (its
     ``target`` must be the observations'; None: the default rules to that target). ``model``: ``"uniform"`` or ``"weighted"``;
-    ``beta``, ``gamma`` and ``steps`` (Metropolis steps per world) are the weighted model's.
+    ``beta``, ``gamma``, ``knock`` and ``steps`` (Metropolis steps per world) are the
+    weighted model's.
     """
-    obs, config, k, rank, lp = _draw(observations, n, rng, config, model, beta, gamma, steps)
+    obs, config, k, rank, lp = _draw(observations, n, rng, config, model, beta, gamma, steps, knock)
     state = _build(obs, config, k, rank < k.hidden[:, None, None], rank, n, rng)
     return Worlds(state, n, lp.reshape(-1))
 
@@ -297,10 +316,10 @@ def sample_worlds(observations, n: int, rng: np.random.Generator, config: gin.Gi
 def opponent_card_probabilities(observations, n: int, rng: np.random.Generator,
                                 config: gin.GinConfig | None = None, model: str = "uniform",
                                 beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA,
-                                steps: int = DEFAULT_STEPS) -> np.ndarray:
+                                steps: int = DEFAULT_STEPS, knock: float = -1) -> np.ndarray:
     """``(B, 52)``: the estimated probability that the opponent holds each card, the mean
     over ``n`` sampled worlds per observation. Known cards are 0 or 1."""
-    obs, config, k, rank, lp = _draw(observations, n, rng, config, model, beta, gamma, steps)
+    obs, config, k, rank, lp = _draw(observations, n, rng, config, model, beta, gamma, steps, knock)
     return (rank < k.hidden[:, None, None]).mean(1) + k.opp_known
 
 

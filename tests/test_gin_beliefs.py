@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from rummyrl import gin
+from rummyrl import gin, melds
 from rummyrl import gin_beliefs as GB
 from rummyrl.agents import load_agent
 from rummyrl.cards import NUM_CARDS
@@ -237,3 +237,36 @@ def test_weighted_puts_more_probability_on_the_true_cards(expert_positions):
     print(f"\nlog P(true hidden card): uniform {u.mean():.4f}, weighted {w.mean():.4f}, "
           f"gain {gain:+.4f} nats per card over {u.size} cards")
     assert gain > 0.08
+
+
+def test_knock_limit_matches_exact_enumeration():
+    """With ``knock=K`` hands of deadwood <= K (ones the opponent would have knocked with)
+    lose KNOCK_PENALTY nats; the sampler follows that model, and the model without the
+    limit fails the same test."""
+    obs, unknown = small_position(evidence=True)
+    evidence = GB._parse(obs, gin.GinConfig()).evidence
+    pairs = list(itertools.combinations(unknown.tolist(), 2))
+    hands = np.zeros((len(pairs), NUM_CARDS), bool)
+    hands[:, [6, 7, 8, 19, 20, 21, 33, 34]] = True
+    for i, p in enumerate(pairs):
+        hands[i, list(p)] = True
+    free = GB.log_likelihood(hands, np.repeat(evidence, len(pairs), axis=0), beta=0.5, gamma=0.1)
+    dead = np.array([melds.deadwood(h[None])[0] for h in hands])
+    knock = float(np.sort(dead)[3])  # the 4 lowest-deadwood hands (and ties) are ruled out
+    ll = GB.log_likelihood(hands, np.repeat(evidence, len(pairs), axis=0), beta=0.5, gamma=0.1, limit=knock)
+    assert np.allclose(ll, free - GB.KNOCK_PENALTY * (dead <= knock))
+    exact = np.exp(ll - ll.max())
+    exact /= exact.sum()
+    n = 20_000
+    w = GB.sample_worlds(obs, n, np.random.default_rng(6), model="weighted", beta=0.5, gamma=0.05, steps=30,
+                         knock=knock)
+    hidden = w.state.hands[:, 1][:, unknown]
+    counts = np.array([(hidden[:, [unknown.tolist().index(c) for c in p]].all(1)).sum() for p in pairs])
+    assert counts[dead <= knock].sum() == 0
+    assert chi2_pvalue(counts[dead > knock], exact[dead > knock] * n) > 1e-4
+    no_limit = GB.sample_worlds(obs, n, np.random.default_rng(6), model="weighted", beta=0.5, gamma=0.05, steps=30)
+    hn = no_limit.state.hands[:, 1][:, unknown]
+    assert sum((hn[:, [unknown.tolist().index(c) for c in p]].all(1)).sum() for p, d in zip(pairs, dead)
+               if d <= knock) > 1000
+    with pytest.raises(ValueError, match="knock must be a deadwood limit"):
+        GB.sample_worlds(obs, 4, np.random.default_rng(0), model="weighted", knock=-2)

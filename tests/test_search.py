@@ -67,6 +67,8 @@ def test_search_departs_from_its_rollout_policy_only_when_values_say_so():
     ("search:worlds", "is not KEY=VALUE"),
     ("search:belief=exact", "belief must be one of"),
     ("search:rollout=nobody", "unknown agent 'nobody'"),
+    ("search:opponent=search", "opponent policy of search cannot be search"),
+    ("search:knock=-3", "knock must be a deadwood limit"),
     ("expert:worlds=3", "agent 'expert' takes no options"),
 ])
 def test_bad_spec_is_a_clear_error(spec, message):
@@ -180,3 +182,69 @@ def test_rollouts_are_scored_up_to_the_horizon_and_zero_beyond():
     assert (length == horizon).any() and (length > horizon).any()
     assert np.array_equal(values[length <= horizon], full[length <= horizon])
     assert (values[length > horizon] == 0).all()
+
+
+def test_the_opponent_model_plays_the_other_seat_of_the_rollouts():
+    """``opponent=`` changes who plays seat 1 of the rollouts, and only that: naming the
+    rollout policy itself gives the same values as the default, another policy other ones."""
+    st = gin.init(6, seed=11)
+    expert = load_agent("expert", game="gin")
+    for _ in range(10):
+        gin.step(st, expert.act(gin.observe(st), st.mask), inplace=True)
+    obs = gin.observe(st)
+    values = {}
+    for opponent in ("", "expert", "random"):
+        agent = SearchAgent(worlds=6, topk=3, seed=2, **({"opponent": opponent} if opponent else {}))
+        _, values[opponent] = agent.action_values(obs, st.mask)
+    assert np.array_equal(values[""], values["expert"], equal_nan=True)
+    assert not np.allclose(values[""], values["random"], equal_nan=True)
+
+
+class _SeatSpy:
+    """An agent that plays like ``inner`` and records which seat each call acted for."""
+
+    def __init__(self, inner, seat, log):
+        self.inner, self.seat, self.log = inner, seat, log
+        self.game = "gin"
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, obs, mask):
+        self.log.append((self.seat, obs.shape[0]))
+        return self.inner.act(obs, mask)
+
+
+def test_rollout_policy_and_opponent_act_for_their_own_seats(monkeypatch):
+    """In the rollouts the rollout policy acts only for the searching seat and the opponent
+    model only for the other: the rows each is given are those of its seat."""
+    st = gin.init(4, seed=12)
+    expert = load_agent("expert", game="gin")
+    for _ in range(8):
+        gin.step(st, expert.act(gin.observe(st), st.mask), inplace=True)
+    agent = SearchAgent(worlds=4, topk=2, opponent="simple", seed=0)
+    log = []
+    agent.rollout, agent.opponent = _SeatSpy(expert, 0, log), _SeatSpy(load_agent("simple", game="gin"), 1, log)
+    seen = []
+    engine_step = agent.g.engine.step
+
+    def step(state, actions, inplace=False, **kw):
+        seen.append(state.current.copy())
+        return engine_step(state, actions, inplace=inplace, **kw)
+
+    monkeypatch.setattr(agent.g.engine, "step", step)
+    agent._play_out(gin_worlds(gin.observe(st), 4))
+    assert {s for s, _ in log} == {0, 1}
+    # every step's batch is split by seat: the calls' row counts add up to the rows to act
+    calls = iter(log)
+    for current in seen[:20]:
+        for seat in (0, 1):
+            rows = int((current == seat).sum())
+            if rows:
+                assert next(calls) == (seat, rows)
+
+
+def gin_worlds(obs, n):
+    from rummyrl import gin_beliefs
+
+    return gin_beliefs.sample_worlds(obs, n, np.random.default_rng(0)).state
