@@ -41,8 +41,16 @@ def _search(game: str = "gin", seed: int | None = None, **options) -> Agent:
     return SearchAgent(game=game, seed=seed, **options)
 
 
+def _pretrained(game: str = "gin", seed: int | None = None) -> Agent:
+    check_game(game)
+    from .neural import load_pretrained
+
+    return load_pretrained(game, seed=seed)
+
+
 #: name -> constructor(game, seed) of the built-in agents
-_BUILTIN = {"random": RandomAgent, "simple": _simple, "expert": _expert, "search": _search}
+_BUILTIN = {"random": RandomAgent, "simple": _simple, "expert": _expert, "search": _search,
+            "pretrained": _pretrained}
 #: built-in agents that take options in their spec, ``name:key=value,...``
 _WITH_OPTIONS = {"search"}
 

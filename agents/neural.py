@@ -8,8 +8,13 @@ rule-based expert's preference over actions is both an input and a *prior* on th
     logits = prior_scale * expert_preference + head(trunk(observation, preference))
 
 with the head initialised to zero, so an untrained network already plays like a
-softened expert and training learns corrections. ``prior_scale = 0`` gives a plain
-network. Illegal actions get a large negative logit (never -inf: 0 * log 0 would make
+softened expert and training learns corrections.
+
+A **plain network** has no expert in it: ``features="engine"`` or ``"none"`` (with
+``prior_scale = 0``) replaces the expert's preference, as input, by per-action facts the
+engine computes (:func:`action_features`: the deadwood left after each discard, and
+after taking the face-up card; also added to the logits with a learned weight per action,
+zero at the start) or by nothing. Illegal actions get a large negative logit (never -inf: 0 * log 0 would make
 the entropy NaN), so they have probability zero and no entropy.
 
 Checkpoints are written by ``train.py`` with :func:`save_checkpoint` and read back with
@@ -75,6 +80,54 @@ def expert_prior(game: str, observations: np.ndarray, masks: np.ndarray, num_pla
     return np.maximum(pref, PRIOR_ILLEGAL, out=pref)
 
 
+#: what a network is given per action beside the observation (NetConfig.features)
+FEATURES = ("expert", "engine", "none")
+
+
+def engine_features(game: str, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Per-action facts of the meld arithmetic, no player's judgement in them, ``(B, A)``
+    float32, higher is better, illegal actions read :data:`PRIOR_ILLEGAL`. Gin Rummy: for a
+    discard or knock of card ``c``, minus a quarter of the deadwood left without ``c``; for
+    taking the face-up card, minus a quarter of the lowest deadwood after taking it and
+    discarding another card; 0 for the other legal actions. (A quarter keeps every
+    deadwood, up to 98, inside the range the network's input is clipped to.)"""
+    if game != "gin":
+        raise ValueError(f"features='engine' is built for gin only, not {game!r}; use 'expert' or 'none'")
+    from rummyrl import gin, melds
+
+    obs = np.asarray(observations)
+    hands = obs[:, gin.OBS_LAYOUT["hand"]] > 0.5
+    out = np.zeros(masks.shape, np.float32)
+    after = -0.25 * melds.deadwood_after_discard(hands).astype(np.float32)
+    out[:, gin.DISCARD:gin.DISCARD + 52] = after
+    out[:, gin.KNOCK:gin.KNOCK + 52] = after
+    top_plane = obs[:, gin.OBS_LAYOUT["top_discard"]]
+    has_top = top_plane.max(1) > 0.5
+    if has_top.any():
+        r = np.flatnonzero(has_top)
+        top = top_plane[r].argmax(1)
+        with_top = hands[r].copy()
+        with_top[np.arange(r.size), top] = True
+        best = melds.deadwood_after_discard(with_top).astype(np.float32)
+        best[np.arange(r.size), top] = np.inf  # the card just taken cannot be thrown (C-4)
+        out[r, gin.TAKE_DISCARD] = -0.25 * best.min(1)
+    return np.where(masks, np.maximum(out, PRIOR_ILLEGAL), PRIOR_ILLEGAL).astype(np.float32)
+
+
+def action_features(kind: str, game: str, observations: np.ndarray, masks: np.ndarray,
+                    num_players: int | None = None) -> np.ndarray:
+    """What a network with ``NetConfig.features == kind`` is given per action, ``(B, A)``:
+    the expert's preference (:func:`expert_prior`), the engine's facts
+    (:func:`engine_features`) or zeros."""
+    if kind == "expert":
+        return expert_prior(game, observations, masks, num_players)
+    if kind == "engine":
+        return engine_features(game, observations, masks)
+    if kind == "none":
+        return np.where(masks, 0.0, PRIOR_ILLEGAL).astype(np.float32)
+    raise ValueError(f"unknown network features {kind!r}; choose one of {list(FEATURES)}")
+
+
 # --------------------------------------------------------------------------------------
 # The network
 # --------------------------------------------------------------------------------------
@@ -92,12 +145,28 @@ class NetConfig:
     card_dim: int = 32
     """Width of the card-set encoder."""
     prior_scale: float = 1.0
-    """Weight of the expert's preference added to the logits (0: a plain network)."""
+    """Weight of the expert's preference added to the logits (0 for a plain network)."""
+    features: str = "expert"
+    """What the network gets per action beside the observation: ``expert`` (the expert's
+    preference, also the prior of ``prior_scale``), ``engine`` (the deadwood after each
+    discard and after taking the face-up card; Gin) or ``none``. Only ``expert`` puts the
+    expert in the network."""
+
+    @property
+    def uses_expert(self) -> bool:
+        return self.features == "expert"
 
 
 class PolicyNet(nn.Module):
     def __init__(self, io: GameIO, cfg: NetConfig):
         super().__init__()
+        if cfg.features not in FEATURES:
+            raise ValueError(f"net.features must be one of {list(FEATURES)}, got {cfg.features!r}")
+        if cfg.features != "expert" and cfg.prior_scale:
+            raise ValueError(f"net.prior_scale must be 0 when net.features is {cfg.features!r} "
+                             f"(the prior is the expert's preference), got {cfg.prior_scale}")
+        if cfg.features == "engine" and io.game != "gin":
+            raise ValueError(f"net.features='engine' is built for gin only, not {io.game!r}")
         self.io, self.cfg = io, cfg
         in_dim = io.obs_dim + io.num_actions
         if cfg.card_encoder:
@@ -113,13 +182,18 @@ class PolicyNet(nn.Module):
         self.policy = nn.Linear(d, io.num_actions)
         nn.init.zeros_(self.policy.weight)
         nn.init.zeros_(self.policy.bias)
+        if cfg.features == "engine":
+            # a learned weight per action on its engine feature, straight into the logit (from 0:
+            # the untrained network is uniform; the weights are learned like any other)
+            self.feature_skip = nn.Parameter(torch.zeros(io.num_actions))
         self.value = nn.Linear(d, 1)
         nn.init.orthogonal_(self.value.weight, 1.0)
         nn.init.zeros_(self.value.bias)
 
     def forward(self, obs: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor):
-        """-> (masked logits (B, A), value (B,))."""
-        # the preference as a bounded input: illegal actions read -3, the rest -2..2
+        """-> (masked logits (B, A), value (B,)); ``prior`` is :func:`action_features` of
+        the network's ``features``."""
+        # the per-action input, bounded: illegal actions read -3, the rest -3..2
         parts = [obs, prior.clamp(-30.0, 20.0) * 0.1]
         if self.cfg.card_encoder:
             B = obs.shape[0]
@@ -130,6 +204,8 @@ class PolicyNet(nn.Module):
         logits = self.policy(h)
         if self.cfg.prior_scale:
             logits = logits + self.cfg.prior_scale * prior
+        if self.cfg.features == "engine":
+            logits = logits + self.feature_skip * prior.clamp(-30.0, 20.0)
         logits = logits.masked_fill(~mask, ILLEGAL_LOGIT)
         return logits, self.value(h).squeeze(1)
 
@@ -169,13 +245,30 @@ class NeuralAgent(Agent):
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs = np.ascontiguousarray(observations, dtype=np.float32)
         mask = np.ascontiguousarray(action_masks, dtype=bool)
-        return self.act_with_prior(obs, mask, expert_prior(self.game, obs, mask, self.net.io.num_players))
+        return self.act_with_prior(obs, mask, self.features(obs, mask))
+
+    def features(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The network's per-action input (:func:`action_features`) for these rows."""
+        return action_features(self.net.cfg.features, self.game, obs, mask, self.net.io.num_players)
+
+    @torch.no_grad()
+    def logits(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray | None = None) -> np.ndarray:
+        """``(B, A)`` masked logits of the network (``prior``: its features, if computed)."""
+        obs = np.ascontiguousarray(obs, dtype=np.float32)
+        mask = np.ascontiguousarray(mask, dtype=bool)
+        prior = self.features(obs, mask) if prior is None else prior
+        logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(np.ascontiguousarray(prior, np.float32)),
+                             torch.from_numpy(mask))
+        return logits.numpy()
+
+    def preferences(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The network's logits: how search ranks its candidate actions with this policy."""
+        return self.logits(observations, action_masks).astype(np.float64)
 
     @torch.no_grad()
     def act_with_prior(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray) -> np.ndarray:
-        """:meth:`act` with the expert's preference (:func:`expert_prior`) already computed."""
-        logits, _ = self.net(torch.from_numpy(np.ascontiguousarray(obs)), torch.from_numpy(np.ascontiguousarray(prior)),
-                             torch.from_numpy(np.ascontiguousarray(mask)))
+        """:meth:`act` with the network's features (:meth:`features`) already computed."""
+        logits = torch.from_numpy(self.logits(obs, mask, prior))
         if self.greedy:
             return logits.argmax(1).numpy()
         return sample_actions(torch.softmax(logits, 1).numpy(), self.rng)
@@ -226,6 +319,38 @@ def build_net(data: dict) -> PolicyNet:
 def load_agent_from_checkpoint(path: str | Path, game: str, seed: int | None = None) -> NeuralAgent:
     data = load_checkpoint(path, game)
     return NeuralAgent(build_net(data), name=Path(path).stem, seed=seed)
+
+
+#: the shipped networks: ``pretrained/<game>.pt`` beside this module (README, "Pretrained agents")
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+
+
+def pretrained_path(game: str) -> Path:
+    check_game(game)
+    return PRETRAINED_DIR / f"{game}.pt"
+
+
+def load_pretrained(game: str = "gin", seed: int | None = None, num_players: int | None = None) -> NeuralAgent:
+    """The shipped network of ``game`` as a greedy agent (the name ``pretrained``)."""
+    path = pretrained_path(game)
+    if not path.is_file():
+        raise FileNotFoundError(f"no pretrained {game} network is installed (expected {path})")
+    data = load_checkpoint(path, game)
+    if num_players is not None and data.get("num_players") != num_players:
+        raise ValueError(f"the pretrained {game} network plays {data.get('num_players')} players, not {num_players}")
+    return NeuralAgent(build_net(data), name="pretrained", seed=seed)
+
+
+def export_weights(src: str | Path, dst: str | Path, about: dict | None = None) -> Path:
+    """Write the network of checkpoint ``src`` alone (no optimizer, games or snapshots),
+    with ``about`` (where it came from, what it measured), to ``dst``: a small file that
+    loads like any checkpoint."""
+    data = load_checkpoint(src)
+    keep = {k: data[k] for k in ("game", "num_players", "net_config", "model")}
+    keep["train_config"] = data.get("train_config", {})
+    keep["about"] = dict(about or {})
+    save_checkpoint(dst, keep)
+    return Path(dst)
 
 
 def net_config_dict(cfg: NetConfig) -> dict:

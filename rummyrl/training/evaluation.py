@@ -34,8 +34,17 @@ def evaluate_policy(net: PolicyNet, cfg: TrainConfig, games: int, seed: int, opp
     agent = NeuralAgent(copy.eval(), name="policy")
     specs = ["policy"] + list(opponents if opponents is not None else cfg.eval.opponents)
     return evaluate.run_tournament(specs, game=cfg.game, games=games, unit=cfg.eval.unit,
-                                   players=cfg.num_players, seed=seed, options=cfg.rules,
+                                   players=cfg.num_players, seed=seed, options=eval_rules(cfg),
                                    show_progress=False, agents={"policy": agent}, pairs_with=0)
+
+
+def eval_rules(cfg: TrainConfig) -> dict:
+    """The rules of the evaluation games: the run's, with ``eval.max_hands`` as the cap on
+    a game's hands (rounds), which bounds an evaluation's cost whatever the policy plays."""
+    if not cfg.eval.max_hands or cfg.eval.unit != "game":
+        return dict(cfg.rules)
+    key = "max_hands" if cfg.game == "gin" else "max_rounds"
+    return {**cfg.rules, key: min(cfg.eval.max_hands, cfg.rules.get(key, cfg.eval.max_hands))}
 
 
 def periodic_eval(tr: Trainer, writer) -> None:

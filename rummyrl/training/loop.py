@@ -1,4 +1,5 @@
-"""The main loop: :func:`train` alternates rollouts and PPO updates until the step budget,
+"""The main loop: :func:`train` alternates rollouts and PPO updates (or, with ``algo: exit``,
+search data and distillation: :mod:`.exit`) until the step budget,
 the time limit, ``max_updates`` or Ctrl-C, and logs, evaluates and checkpoints on the way.
 The rollouts come from the run's workers (:mod:`.workers`): the lanes in this process
 (``workers=0``) or Ray actors (``workers=N``), which get the new weights after each update.
@@ -23,6 +24,7 @@ import yaml
 
 from .config import TrainConfig
 from .evaluation import periodic_eval
+from .exit import exit_update
 from .ppo import ppo_update
 from .rollout import gae
 from .trainer import Trainer
@@ -81,13 +83,14 @@ def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update) -> Non
         bar.set_postfix_str(_postfix(tr, 0.0))
     last_ckpt = last_eval = time.perf_counter()
     updates_here = 0
+    update = exit_update if cfg.algo == "exit" else run_update
     try:
         while tr.global_step < cfg.total_steps and not flag.stop:
             if cfg.time_limit_minutes and tr.elapsed >= cfg.time_limit_minutes * 60:
                 break
             if max_updates is not None and updates_here >= max_updates:
                 break
-            upd, stats, steps, (t0, t1, t2), samples = run_update(tr, update_threads)
+            upd, stats, steps, (t0, t1, t2), samples = update(tr, update_threads)
             updates_here += 1
             tr.elapsed = time.perf_counter() - start
             _log_update(writer, tr, upd, stats, steps, t0, t1, t2, samples)
@@ -155,8 +158,9 @@ def _postfix(tr: Trainer, sps: float) -> str:
 
 def _log_update(writer, tr: Trainer, upd: dict, stats: dict, steps: int, t0, t1, t2, samples: int) -> None:
     s = tr.global_step
+    section = "exit" if tr.cfg.algo == "exit" else "losses"
     for k, v in upd.items():
-        writer.add_scalar(f"losses/{k}", v, s)
+        writer.add_scalar(f"{section}/{k}", v, s)
     writer.add_scalar("charts/steps_per_second", steps / (t2 - t0), s)
     writer.add_scalar("charts/rollout_seconds", t1 - t0, s)
     writer.add_scalar("charts/update_seconds", t2 - t1, s)

@@ -50,9 +50,9 @@ class OpponentPool:
 
     def act(self, kind: np.ndarray, snap: np.ndarray, obs: np.ndarray, mask: np.ndarray,
             prior: np.ndarray) -> np.ndarray:
-        """Actions of the opponents; ``prior`` is the expert's preference for the rows of the
-        kinds that use it (snapshots and the expert, see :meth:`uses_prior`), computed by
-        the caller in one pass with the learner's."""
+        """Actions of the opponents; ``prior`` holds, computed by the caller in one pass
+        with the learner's, the network's features for the snapshots' rows and the
+        expert's preference for the expert's rows."""
         out = np.zeros(kind.size, np.int64)
         for k in np.unique(kind):
             rows = np.flatnonzero(kind == k)
@@ -65,7 +65,3 @@ class OpponentPool:
             else:
                 out[rows] = self.baselines[int(k)].act(obs[rows], mask[rows])
         return out
-
-    @staticmethod
-    def uses_prior(kind: np.ndarray) -> np.ndarray:
-        return (kind == SNAPSHOT) | (kind == EXPERT)

@@ -20,10 +20,10 @@ import typing
 import numpy as np
 import torch
 
-from rummyrl.agents.neural import expert_prior, sample_actions
+from rummyrl.agents.neural import action_features, expert_prior, sample_actions
 
 from .config import TrainConfig, engine_episode, reward_scheme
-from .pool import SELF, OpponentPool
+from .pool import EXPERT, SELF, SNAPSHOT
 
 if typing.TYPE_CHECKING:
     from .trainer import Trainer
@@ -174,10 +174,19 @@ def collect_rollout(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
         player = batch.player.copy()
         learner = (tr.lane_kind == SELF) | (player == tr.lane_seat)
         actions = np.zeros(cfg.num_envs, np.int64)
-        # the expert's preference, in one pass for every game whose player needs it
-        need = learner | OpponentPool.uses_prior(tr.lane_kind)
+        # the network's per-action input (the expert's preference unless the net is plain) and
+        # the expert opponents' preference, in one pass each for every game that needs it
         prior_all = np.zeros(batch.mask.shape, np.float32)
-        prior_all[need] = expert_prior(cfg.game, batch.obs[need], batch.mask[need], cfg.num_players)
+        expert_seat = ~learner & (tr.lane_kind == EXPERT)
+        net_rows = learner | (~learner & (tr.lane_kind == SNAPSHOT))
+        if cfg.net.uses_expert:
+            net_rows |= expert_seat
+        if net_rows.any():
+            prior_all[net_rows] = action_features(cfg.net.features, cfg.game, batch.obs[net_rows],
+                                                  batch.mask[net_rows], cfg.num_players)
+        if not cfg.net.uses_expert and expert_seat.any():
+            prior_all[expert_seat] = expert_prior(cfg.game, batch.obs[expert_seat], batch.mask[expert_seat],
+                                                  cfg.num_players)
         rows = np.flatnonzero(learner)
         if rows.size:
             obs, mask, prior = batch.obs[rows], batch.mask[rows], prior_all[rows]

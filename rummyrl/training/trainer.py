@@ -50,6 +50,11 @@ class Trainer:
     """Who plays the lanes (:mod:`.workers`), while :func:`~.loop.train` runs."""
     worker_states: dict = None
     """The Ray workers' states of the checkpoint this run resumes from, if any."""
+    exit_teacher: object = None
+    exit_buffer: object = None
+    exit_pending: object = None
+    """``algo: exit``: the search agent, the replay buffer and the records of games in
+    progress (:mod:`.exit`; not in checkpoints)."""
 
     def setup(self) -> None:
         cfg = self.cfg

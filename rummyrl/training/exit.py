@@ -1,0 +1,245 @@
+"""Expert iteration (``algo: exit``): search plays, the network learns to play like it.
+
+Each iteration of :func:`exit_update`:
+
+1. **Data.** The run's self-play lanes play ``rollout_steps`` batched steps. In every lane
+   the learner's seats are played by the *teacher*, the ``search`` agent (``exit.teacher``,
+   an agent spec such as ``search:worlds=32``), against an opponent from the pool (the
+   teacher itself for self-play; snapshots of the network; the baselines). Every teacher
+   decision is recorded: the observation, the network's per-action input, the mask, the
+   action search chose (its choice distribution: search's choice rule is deterministic)
+   and the network's own greedy choice. When the lane's episode ends each record gets its
+   return, the seat's rewards from that decision to the end (undiscounted).
+2. **Distillation.** Finished records go to a replay buffer of the last ``exit.buffer``
+   decisions; ``exit.batches`` minibatches of ``minibatch_size`` drawn from it train the
+   network: cross-entropy of its policy to search's choice plus ``vf_coef`` times the
+   squared error of its value to the return, with Adam at ``learning_rate``.
+3. **The improved network becomes search's rollout policy** (``exit.rollout: network``: a
+   copy of the network, greedy, ranks search's candidates and plays both seats of its
+   rollouts) or search keeps the expert (``exit.rollout: expert``, the default, since on two
+   cores a network rollout costs more than the expert's).
+
+TensorBoard: ``exit/policy_loss``, ``exit/value_loss``, ``exit/accuracy`` (network argmax
+equals search's choice on the minibatches), ``exit/search_departs`` (share of new
+decisions where search chose other than the network's greedy action: how much there is
+left to learn), ``exit/decisions_per_second`` and the periodic evaluation of the network
+alone. ``--resume`` continues the network, optimizer, games and counters; the replay buffer
+and the records of games in progress start afresh.
+"""
+
+from __future__ import annotations
+
+import typing
+
+import numpy as np
+import torch
+
+from rummyrl.agents.neural import NeuralAgent, PolicyNet, action_features, expert_prior
+
+from .pool import EXPERT, SELF, SNAPSHOT
+from .rollout import _game_stats, _hand_stats
+
+if typing.TYPE_CHECKING:
+    from .trainer import Trainer
+
+#: the arrays of a record (one teacher decision)
+RECORD_FIELDS = ("obs", "prior", "mask", "target", "net_choice", "ret")
+
+
+class ReplayBuffer:
+    """The last ``capacity`` finished records, a ring."""
+
+    def __init__(self, capacity: int):
+        self.capacity, self.size, self.pos = capacity, 0, 0
+        self.data: dict[str, np.ndarray] = {}
+
+    def add(self, rec: dict[str, np.ndarray]) -> None:
+        n = len(rec.get("target", ()))
+        if n == 0:
+            return
+        if not self.data:
+            self.data = {k: np.zeros((self.capacity,) + v.shape[1:], v.dtype) for k, v in rec.items()}
+        if n > self.capacity:
+            rec = {k: v[-self.capacity:] for k, v in rec.items()}
+            n = self.capacity
+        idx = (self.pos + np.arange(n)) % self.capacity
+        for k, v in rec.items():
+            self.data[k][idx] = v
+        self.pos = (self.pos + n) % self.capacity
+        self.size = min(self.size + n, self.capacity)
+
+    def sample(self, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        idx = rng.integers(0, self.size, n)
+        return {k: v[idx] for k, v in self.data.items()}
+
+
+class Pending:
+    """Records whose episode has not ended yet, with each seat's reward so far."""
+
+    def __init__(self, num_envs: int, num_players: int):
+        self.chunks: list[dict[str, np.ndarray]] = []
+        self.cum = np.zeros((num_envs, num_players), np.float64)  # rewards credited per (lane, seat)
+
+    def add(self, lanes, seats, **fields) -> None:
+        self.chunks.append({"lane": lanes, "seat": seats, "cum0": self.cum[lanes, seats].copy(), **fields})
+
+    def credit(self, rewards: np.ndarray) -> None:
+        self.cum += rewards
+
+    def finish(self, done: np.ndarray) -> dict[str, np.ndarray]:
+        """The records of the lanes whose episode ended (``done``), with their returns."""
+        if not self.chunks or not done.any():
+            if done.any():
+                self.cum[done] = 0.0
+            return {}
+        rec = {k: np.concatenate([c[k] for c in self.chunks]) for k in self.chunks[0]}
+        ended = done[rec["lane"]]
+        if not ended.any():
+            self.cum[done] = 0.0
+            return {}
+        out = {k: v[ended] for k, v in rec.items()}
+        out["ret"] = (self.cum[out["lane"], out["seat"]] - out["cum0"]).astype(np.float32)
+        keep = {k: v[~ended] for k, v in rec.items()}
+        self.chunks = [keep] if keep["lane"].size else []
+        self.cum[done] = 0.0
+        return {k: out[k] for k in RECORD_FIELDS}
+
+
+def make_teacher(tr: Trainer):
+    """The search agent of ``exit.teacher``, seeded from the run."""
+    from rummyrl.agents import load_agent
+
+    return load_agent(tr.cfg.exit.teacher, game=tr.cfg.game, seed=int(tr.rng.integers(2**31)))
+
+
+def network_agent(net: PolicyNet) -> NeuralAgent:
+    copy = PolicyNet(net.io, net.cfg)
+    copy.load_state_dict({k: v.cpu() for k, v in net.state_dict().items()})
+    return NeuralAgent(copy.eval(), name="network")
+
+
+def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
+    """Play ``rollout_steps`` batched steps with the teacher in the learner's seats; the
+    records whose episodes ended, with their returns (see the module docstring)."""
+    cfg, env = tr.cfg, tr.env
+    teacher, pending = tr.exit_teacher, tr.exit_pending
+    student = network_agent(tr.net)
+    batch = env.batch
+    departs = decisions = 0
+    finished = []
+    for _ in range(cfg.rollout_steps):
+        player = batch.player.copy()
+        learner = (tr.lane_kind == SELF) | (player == tr.lane_seat)
+        actions = np.zeros(cfg.num_envs, np.int64)
+        rows = np.flatnonzero(learner)
+        if rows.size:
+            obs, mask = batch.obs[rows], batch.mask[rows]
+            feats = action_features(cfg.net.features, cfg.game, obs, mask, cfg.num_players)
+            a = teacher.act(obs, mask)
+            mine = student.act_with_prior(obs, mask, feats)
+            actions[rows] = a
+            departs += int((a != mine).sum())
+            decisions += rows.size
+            pending.add(rows, player[rows], obs=obs.copy(), prior=feats.astype(np.float16), mask=mask.copy(),
+                        target=a.astype(np.int64), net_choice=mine.astype(np.int64))
+        others = np.flatnonzero(~learner)
+        if others.size:
+            kind = tr.lane_kind[others]
+            prior = np.zeros((others.size, batch.mask.shape[1]), np.float32)
+            snap = kind == SNAPSHOT
+            if snap.any():
+                r = others[snap]
+                prior[snap] = action_features(cfg.net.features, cfg.game, batch.obs[r], batch.mask[r], cfg.num_players)
+            ex = kind == EXPERT
+            if ex.any():
+                r = others[ex]
+                prior[ex] = expert_prior(cfg.game, batch.obs[r], batch.mask[r], cfg.num_players)
+            actions[others] = tr.pool.act(kind, tr.lane_snap[others], batch.obs[others], batch.mask[others], prior)
+        batch = env.step(actions)
+        _hand_stats(env, tr, stats)
+        pending.credit(batch.rewards)
+        if batch.done.any():
+            finished.append(pending.finish(batch.done))
+            d = np.flatnonzero(batch.done)
+            _game_stats(batch, tr, d, stats)
+            tr.lane_kind[d], tr.lane_snap[d] = tr.pool.draw(d.size)
+            tr.lane_seat[d] = tr.rng.integers(0, cfg.num_players, d.size)
+    stats["exit/decisions"] = decisions
+    stats["exit/departs"] = departs
+    finished = [f for f in finished if f]
+    if not finished:
+        return {}
+    return {k: np.concatenate([f[k] for f in finished]) for k in RECORD_FIELDS}
+
+
+def distill(net: PolicyNet, opt: torch.optim.Optimizer, buffer: ReplayBuffer, batches: int, size: int,
+            vf_coef: float, max_grad_norm: float, rng: np.random.Generator) -> dict:
+    """``batches`` gradient steps on minibatches from the buffer: cross-entropy to search's
+    choice plus ``vf_coef`` times the value's squared error; the mean losses."""
+    device = next(net.parameters()).device
+    out = {"policy_loss": [], "value_loss": [], "accuracy": []}
+    if buffer.size == 0:
+        return {}
+    net.train()
+    for _ in range(batches):
+        mb = buffer.sample(size, rng)
+        t = {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in mb.items()}
+        logits, value = net(t["obs"], t["prior"].float(), t["mask"])
+        p_loss = torch.nn.functional.cross_entropy(logits, t["target"])
+        v_loss = 0.5 * (value - t["ret"]).pow(2).mean()
+        loss = p_loss + vf_coef * v_loss
+        if not torch.isfinite(loss):
+            raise FloatingPointError(f"the distillation loss is not finite (policy {p_loss.item()}, value "
+                                     f"{v_loss.item()}): lower the learning rate")
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+        opt.step()
+        out["policy_loss"].append(p_loss.item())
+        out["value_loss"].append(v_loss.item())
+        out["accuracy"].append((logits.argmax(1) == t["target"]).float().mean().item())
+    net.eval()
+    return {k: float(np.mean(v)) for k, v in out.items()}
+
+
+def setup(tr: Trainer) -> None:
+    """The teacher, the replay buffer and the pending records of an ``algo: exit`` run."""
+    cfg = tr.cfg
+    tr.exit_teacher = make_teacher(tr)
+    tr.exit_buffer = ReplayBuffer(cfg.exit.buffer)
+    tr.exit_pending = Pending(cfg.num_envs, cfg.num_players)
+
+
+def exit_update(tr: Trainer, update_threads: int) -> tuple:
+    """One iteration (data, distillation, the new rollout policy); returns what
+    :func:`~.loop.run_update` returns: (statistics, game statistics, env steps, times,
+    samples trained on)."""
+    import time
+
+    cfg = tr.cfg
+    if getattr(tr, "exit_teacher", None) is None:
+        setup(tr)
+    t0 = time.perf_counter()
+    torch.set_num_threads(1)
+    stats: dict = {}
+    records = collect_search_data(tr, stats)
+    tr.exit_buffer.add(records)
+    t1 = time.perf_counter()
+    torch.set_num_threads(update_threads)
+    upd = distill(tr.net, tr.opt, tr.exit_buffer, cfg.exit.batches, cfg.minibatch_size, cfg.vf_coef,
+                  cfg.max_grad_norm, tr.rng)
+    decisions = stats.pop("exit/decisions")
+    departs = stats.pop("exit/departs")
+    upd["search_departs"] = departs / max(decisions, 1)
+    upd["decisions_per_second"] = decisions / max(t1 - t0, 1e-9)
+    upd["buffer"] = float(tr.exit_buffer.size)
+    tr.updates += 1
+    steps = cfg.rollout_steps * cfg.num_envs
+    tr.global_step += steps
+    if tr.updates % cfg.snapshot_every == 0:
+        tr.pool.add_snapshot(tr.net)
+    if cfg.exit.rollout == "network":
+        tr.exit_teacher.rollout = network_agent(tr.net)
+        tr.exit_teacher.opponent = tr.exit_teacher.rollout
+    t2 = time.perf_counter()
+    return upd, stats, steps, (t0, t1, t2), len(records.get("target", ()))

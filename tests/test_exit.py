@@ -1,0 +1,179 @@
+"""Learning past the teacher: expert iteration end to end, the plain network's inputs, and
+the bounded cost of evaluating weak policies."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from rummyrl import evaluate, gin, melds, train
+from rummyrl.agents import load_agent
+from rummyrl.agents.neural import (PRIOR_ILLEGAL, NetConfig, NeuralAgent, PolicyNet, engine_features, game_io,
+                                   load_checkpoint)
+from rummyrl.training import exit as exit_mod
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY_EXIT = ["name=tiny_exit", "num_envs=12", "rollout_steps=12", "total_steps=432", "minibatch_size=32",
+             "net.hidden=16", "net.layers=1", "exit.teacher=search:worlds=2,topk=2", "exit.batches=4",
+             "exit.buffer=500", "opponents.self_play=1", "opponents.simple=1", "opponents.expert=1",
+             "eval.every_minutes=0", "eval.games=4", "eval.final_games=4", "checkpoint_every_minutes=0",
+             "time_limit_minutes=0"]
+
+
+def positions(n=64, steps=9, seed=0):
+    """Observations and masks of the player to act, a few moves into expert games."""
+    expert = load_agent("expert", game="gin")
+    st = gin.init(n, seed=seed)
+    for _ in range(steps):
+        gin.step(st, expert.act(gin.observe(st), st.mask), inplace=True)
+    return gin.observe(st), st.mask.copy()
+
+
+def test_a_tiny_expert_iteration_run_end_to_end(tmp_path):
+    """Search data, distillation, checkpoint, evaluation: the records hold search's choices
+    and their returns, the network moves towards them, the checkpoint plays."""
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT)
+    assert cfg.algo == "exit" and cfg.episode == "hand"
+    seen = []
+    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False, on_update=lambda t: seen.append(t.exit_buffer.size))
+    assert tr.updates == 3 and seen[-1] > 0 and seen == sorted(seen)
+    buf = tr.exit_buffer.data
+    n = tr.exit_buffer.size
+    assert buf["mask"][np.arange(n), buf["target"][:n]].all(), "a recorded search choice is illegal"
+    assert (np.abs(buf["ret"][:n]) <= 5.0).all()  # hand points / 25 (a hand scores at most ~125)
+    assert np.abs(buf["ret"][:n]).max() > 0  # some hands ended with points
+    for name in ("last.pt", "final.pt", "best.pt"):
+        assert (tmp_path / "run" / name).is_file()
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(tmp_path / "run"))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    assert {"exit/policy_loss", "exit/value_loss", "exit/accuracy", "exit/search_departs"} <= tags
+    t = evaluate.run_tournament([str(tmp_path / "run" / "final.pt"), "simple"], game="gin", games=4,
+                                show_progress=False)
+    assert t.pairings[0].games == 4
+
+
+def test_distillation_learns_the_teachers_choices():
+    """On a fixed buffer of decisions, distillation raises the network's agreement with the
+    targets (here the random-but-legal choices of a made-up teacher) well above chance."""
+    obs, mask = positions(256)
+    rng = np.random.default_rng(0)
+    target = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+    io = game_io("gin")
+    net = PolicyNet(io, NetConfig(hidden=64, layers=2, prior_scale=0.0, features="none"))
+    feats = np.where(mask, 0.0, PRIOR_ILLEGAL).astype(np.float16)
+    buf = exit_mod.ReplayBuffer(1000)
+    buf.add({"obs": obs, "prior": feats, "mask": mask, "target": target, "net_choice": target,
+             "ret": np.zeros(len(obs), np.float32)})
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    before = exit_mod.distill(net, opt, buf, 1, 256, 0.5, 0.5, np.random.default_rng(1))
+    exit_mod.distill(net, opt, buf, 300, 256, 0.5, 0.5, np.random.default_rng(2))
+    after = exit_mod.distill(net, opt, buf, 1, 256, 0.5, 0.5, np.random.default_rng(3))
+    legal = mask.sum(1).mean()
+    assert before["accuracy"] < 2.5 / legal
+    assert after["accuracy"] > 0.9 and after["policy_loss"] < before["policy_loss"] / 3
+
+
+def test_pending_records_get_the_rewards_from_their_decision_on():
+    p = exit_mod.Pending(num_envs=2, num_players=2)
+    rec = dict(obs=np.zeros((1, 3)), prior=np.zeros((1, 2)), mask=np.ones((1, 2), bool), target=np.zeros(1, int),
+               net_choice=np.zeros(1, int))
+    p.credit(np.array([[1.0, -1.0], [0.0, 0.0]]))  # before the decision: not its return
+    p.add(np.array([0]), np.array([1]), **rec)
+    p.credit(np.array([[0.5, 2.0], [3.0, 0.0]]))
+    assert p.finish(np.array([False, True])) == {}  # lane 1 ended, it has no records
+    p.credit(np.array([[0.0, 0.25], [0.0, 0.0]]))
+    out = p.finish(np.array([True, False]))
+    assert out["ret"].tolist() == [2.25]
+    assert (p.cum == 0).all()
+
+
+def test_the_plain_network_holds_no_expert(monkeypatch):
+    """Change the expert: the plain network's output does not move; the default network's does."""
+    from rummyrl.agents import gin_expert
+
+    obs, mask = positions(48)
+    io = game_io("gin")
+    torch.manual_seed(0)
+    plain = NeuralAgent(PolicyNet(io, NetConfig(hidden=32, prior_scale=0.0, features="engine")))
+    torch.manual_seed(0)
+    default = NeuralAgent(PolicyNet(io, NetConfig(hidden=32, prior_scale=2.0)))
+    for p in list(plain.net.parameters()) + list(default.net.parameters()):
+        torch.nn.init.normal_(p, std=0.1)  # heads start at zero; make every input count
+    before = plain.logits(obs, mask), default.logits(obs, mask)
+
+    real = gin_expert.expert_preferences
+    monkeypatch.setattr(gin_expert, "expert_preferences",
+                        lambda o, m: real(o, m) + np.random.default_rng(1).normal(0, 5, m.shape))
+    after = plain.logits(obs, mask), default.logits(obs, mask)
+    assert np.array_equal(before[0], after[0])
+    assert not np.allclose(before[1][mask], after[1][mask])
+
+
+def test_engine_features_are_the_deadwood_arithmetic():
+    obs, mask = positions(40, steps=7)
+    f = engine_features("gin", obs, mask)
+    hands = obs[:, gin.OBS_LAYOUT["hand"]] > 0.5
+    top = obs[:, gin.OBS_LAYOUT["top_discard"]]
+    checked = 0
+    for b in range(len(obs)):
+        for c in np.flatnonzero(mask[b, gin.DISCARD:gin.DISCARD + 52]):
+            h = hands[b].copy()
+            h[c] = False
+            assert f[b, gin.DISCARD + c] == -0.25 * melds.deadwood(h[None])[0]
+            checked += 1
+        if mask[b, gin.TAKE_DISCARD] and top[b].max() > 0.5:
+            t = top[b].argmax()
+            h = hands[b].copy()
+            h[t] = True
+            best = min(melds.deadwood((h & (np.arange(52) != c))[None])[0] for c in np.flatnonzero(h) if c != t)
+            assert f[b, gin.TAKE_DISCARD] == -0.25 * best
+            checked += 1
+    assert checked > 100
+    assert (f[~mask] == PRIOR_ILLEGAL).all()
+    with pytest.raises(ValueError, match="gin only"):
+        engine_features("rummy", obs, mask)
+
+
+@pytest.mark.parametrize("override, words", [
+    (["net.features=engine"], ["prior_scale must be 0"]),
+    (["net.features=smart"], ["net.features", "smart"]),
+    (["algo=alphazero"], ["algo", "alphazero"]),
+    (["algo=exit", "exit.teacher=grandmaster"], ["exit.teacher", "grandmaster"]),
+    (["algo=exit", "exit.rollout=oracle"], ["exit.rollout", "oracle"]),
+    (["eval.max_hands=-1"], ["eval.max_hands"]),
+])
+def test_config_errors_of_the_new_keys(override, words):
+    with pytest.raises(train.ConfigError) as e:
+        train.load_config(ROOT / "configs" / "gin_rummy.yaml", override)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_evaluating_a_weak_policy_is_bounded():
+    """Random against random runs to 85 hands a game on average; with eval.max_hands the
+    periodic evaluation stops every game by that many hands (a draw)."""
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_plain.yaml", ["eval.max_hands=12"])
+    assert evaluate_rules(cfg)["max_hands"] == 12
+    from rummyrl.agents import RandomAgent
+
+    t = evaluate.run_tournament(["random", "other"], game="gin", games=40, options=evaluate_rules(cfg),
+                                show_progress=False, agents={"other": RandomAgent(seed=1)})
+    p = t.pairings[0]
+    assert p.draws > 20  # most games cut off
+    assert p.hands <= 12 * 40
+    unbounded = dataclasses.replace(cfg, eval=dataclasses.replace(cfg.eval, max_hands=0))
+    assert "max_hands" not in evaluate_rules(unbounded)
+
+
+def evaluate_rules(cfg):
+    from rummyrl.training.evaluation import eval_rules
+
+    return eval_rules(cfg)
