@@ -89,8 +89,9 @@ def engine_features(game: str, observations: np.ndarray, masks: np.ndarray) -> n
     float32, higher is better, illegal actions read :data:`PRIOR_ILLEGAL`. Gin Rummy: for a
     discard or knock of card ``c``, minus a quarter of the deadwood left without ``c``; for
     taking the face-up card, minus a quarter of the lowest deadwood after taking it and
-    discarding another card; 0 for the other legal actions. (A quarter keeps every
-    deadwood, up to 98, inside the range the network's input is clipped to.)"""
+    discarding another card; for drawing from the stock and passing, minus a quarter of the
+    hand's deadwood as it is; 0 for big gin. (A quarter keeps every deadwood, up to 98,
+    inside the range the network's input is clipped to.)"""
     if game != "gin":
         raise ValueError(f"features='engine' is built for gin only, not {game!r}; use 'expert' or 'none'")
     from rummyrl import gin, melds
@@ -101,6 +102,11 @@ def engine_features(game: str, observations: np.ndarray, masks: np.ndarray) -> n
     after = -0.25 * melds.deadwood_after_discard(hands).astype(np.float32)
     out[:, gin.DISCARD:gin.DISCARD + 52] = after
     out[:, gin.KNOCK:gin.KNOCK + 52] = after
+    drawing = masks[:, gin.DRAW_STOCK] | masks[:, gin.PASS]
+    if drawing.any():  # a 10-card hand: its deadwood as it stands
+        now = -0.25 * melds.deadwood(hands[drawing]).astype(np.float32)
+        out[drawing, gin.DRAW_STOCK] = now
+        out[drawing, gin.PASS] = now
     top_plane = obs[:, gin.OBS_LAYOUT["top_discard"]]
     has_top = top_plane.max(1) > 0.5
     if has_top.any():

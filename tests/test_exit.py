@@ -136,6 +136,10 @@ def test_engine_features_are_the_deadwood_arithmetic():
             best = min(melds.deadwood((h & (np.arange(52) != c))[None])[0] for c in np.flatnonzero(h) if c != t)
             assert f[b, gin.TAKE_DISCARD] == -0.25 * best
             checked += 1
+        for a in (gin.DRAW_STOCK, gin.PASS):
+            if mask[b, a]:
+                assert f[b, a] == -0.25 * melds.deadwood(hands[b][None])[0]
+                checked += 1
     assert checked > 100
     assert (f[~mask] == PRIOR_ILLEGAL).all()
     with pytest.raises(ValueError, match="gin only"):
@@ -177,3 +181,16 @@ def evaluate_rules(cfg):
     from rummyrl.training.evaluation import eval_rules
 
     return eval_rules(cfg)
+
+
+def test_rummy_expert_iteration_runs_and_its_checkpoint_plays(tmp_path):
+    cfg = train.load_config(ROOT / "configs" / "rummy_exit.yaml",
+                            TINY_EXIT + ["num_players=3", "exit.teacher=search:worlds=2,topk=2,horizon=60"])
+    tr = train.train(cfg, run_dir=tmp_path / "rummy", progress=False)
+    assert tr.updates == 3 and tr.exit_buffer.size > 0
+    buf = tr.exit_buffer.data
+    n = tr.exit_buffer.size
+    assert buf["mask"][np.arange(n), buf["target"][:n]].all()
+    t = evaluate.run_tournament([str(tmp_path / "rummy" / "final.pt"), "random"], game="rummy", players=3,
+                                games=3, show_progress=False)
+    assert t.pairings[0].games == 3

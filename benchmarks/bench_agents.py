@@ -1,0 +1,84 @@
+"""Decisions per second of the agents, batched: the baselines, the trained networks (with the
+expert's preference as input, and plain) and search; prints a markdown table.
+
+    python benchmarks/bench_agents.py [--batch 1024] [--repeat 3] [--game gin]
+
+Each agent decides for the same ``--batch`` positions (taken from expert-vs-expert games,
+every phase of a hand), in rounds that alternate between the agents; a row is the agent's
+best round of ``--repeat`` (a shared machine's slow spells then fall on all of them).
+``pretrained`` is the shipped network; ``network (plain)`` an untrained plain network of
+the same width (its cost does not depend on its weights). Search decides for 1/16 of the
+batch (it is that much slower), and its rate is scaled to decisions per second all the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+
+def positions(game: str, batch: int, seed: int = 0):
+    from rummyrl import gin, rummy
+    from rummyrl.agents import load_agent
+
+    engine = gin if game == "gin" else rummy
+    expert = load_agent("expert", game=game)
+    st = engine.init(batch, seed=seed)
+    obs, masks = [], []
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        live = np.flatnonzero(~st.game_over)
+        if live.size == 0:
+            break
+        o = engine.observe(st)
+        pick = live[rng.random(live.size) < 0.1]
+        obs.append(o[pick])
+        masks.append(st.mask[pick].copy())
+        a = np.zeros(batch, np.int64)
+        a[live] = expert.act(o[live], st.mask[live])
+        engine.step(st, a, inplace=True, active=~st.game_over)
+    obs, masks = np.concatenate(obs), np.concatenate(masks)
+    idx = rng.choice(len(obs), batch, replace=len(obs) < batch)
+    return obs[idx], masks[idx]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--batch", type=int, default=1024)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
+    args = ap.parse_args(argv)
+    from rummyrl.agents import load_agent
+    from rummyrl.agents.neural import NetConfig, NeuralAgent, PolicyNet, game_io
+
+    torch.set_num_threads(1)
+    obs, masks = positions(args.game, args.batch)
+    agents = {name: load_agent(name, game=args.game, seed=0) for name in ("random", "simple", "expert", "pretrained")}
+    pre = agents["pretrained"].net.cfg
+    plain = NetConfig(hidden=pre.hidden, layers=pre.layers, prior_scale=0.0,
+                      features="engine" if args.game == "gin" else "none")
+    agents["network (plain)"] = NeuralAgent(PolicyNet(game_io(args.game), plain))
+    agents["search"] = load_agent("search", game=args.game, seed=0)
+    for a in agents.values():  # compile and warm up
+        a.act(obs[:16], masks[:16])
+    best = {name: 0.0 for name in agents}
+    for _ in range(args.repeat):
+        for name, agent in agents.items():
+            n = max(args.batch // 16, 1) if name == "search" else args.batch
+            t0 = time.perf_counter()
+            agent.act(obs[:n], masks[:n])
+            best[name] = max(best[name], n / (time.perf_counter() - t0))
+    print(f"{args.game}: decisions per second, batches of {args.batch} positions "
+          f"(search: {max(args.batch // 16, 1)}), best of {args.repeat} alternating rounds, torch on 1 thread\n")
+    print("| agent | decisions / s |")
+    print("| --- | ---: |")
+    for name, rate in best.items():
+        print(f"| {name} | {rate:,.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

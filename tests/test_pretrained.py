@@ -1,0 +1,62 @@
+"""The shipped networks: ``pretrained`` loads in load_agent, evaluate.py and the terminal
+player, plays legal moves, and beats random play; the files stay small."""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rummyrl import gin, rummy
+from rummyrl.agents import load_agent
+from rummyrl.agents.neural import NeuralAgent, load_checkpoint, pretrained_path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("game", ["gin", "rummy"])
+def test_pretrained_files_are_small_and_say_where_they_came_from(game):
+    path = pretrained_path(game)
+    assert path.is_file(), f"{path} is not shipped"
+    assert path.stat().st_size < 3_000_000
+    data = load_checkpoint(path, game)
+    assert "optimizer" not in data and "env" not in data  # the network alone
+    assert data["about"]["source"] and data["about"]["results"]
+
+
+@pytest.mark.parametrize("game", ["gin", "rummy"])
+def test_pretrained_plays_legal_moves(game):
+    agent = load_agent("pretrained", game=game)
+    assert isinstance(agent, NeuralAgent) and agent.game == game
+    engine = gin if game == "gin" else rummy
+    st = engine.init(64, seed=3)
+    for _ in range(60):
+        live = ~st.game_over
+        a = np.zeros(64, np.int64)
+        obs = engine.observe(st)
+        a[live] = agent.act(obs[live], st.mask[live])
+        assert st.mask[live, a[live]].all()
+        engine.step(st, a, inplace=True, active=live)
+
+
+def test_evaluate_py_takes_pretrained():
+    out = subprocess.run([sys.executable, "evaluate.py", "pretrained", "random", "--games", "20", "--quiet",
+                          "--seed", "3", "--unit", "hand", "--out", "/tmp/rummyrl_pretrained_eval"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    row = re.search(r"\| pretrained \| random \| 20 \| (\d+) \|", out.stdout)
+    assert row and int(row.group(1)) >= 16  # it wins nearly every hand against random play
+
+
+def test_play_in_the_terminal_against_pretrained():
+    from rummyrl.agents import play
+
+    session = play.make_session("gin", "pretrained", seat=0, seed=0, dealers=0, decks=np.arange(52))
+    out = io.StringIO()
+    assert play.play(session, io.StringIO("?\n"), out) == 0
+    assert re.search(r"pretrained (passes on|takes) the upcard", out.getvalue())
