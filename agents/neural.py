@@ -13,8 +13,8 @@ softened expert and training learns corrections.
 A **plain network** has no expert in it: ``features="engine"`` or ``"none"`` (with
 ``prior_scale = 0``) replaces the expert's preference, as input, by per-action facts the
 engine computes (:func:`action_features`: the deadwood left after each discard, and
-after taking the face-up card; also added to the logits with a learned weight per action,
-zero at the start) or by nothing. Illegal actions get a large negative logit (never -inf: 0 * log 0 would make
+after taking the face-up card; also added to the logits with a learned weight per kind of
+action, zero at the start) or by nothing. Illegal actions get a large negative logit (never -inf: 0 * log 0 would make
 the entropy NaN), so they have probability zero and no entropy.
 
 Checkpoints are written by ``train.py`` with :func:`save_checkpoint` and read back with
@@ -189,9 +189,16 @@ class PolicyNet(nn.Module):
         nn.init.zeros_(self.policy.weight)
         nn.init.zeros_(self.policy.bias)
         if cfg.features == "engine":
-            # a learned weight per action on its engine feature, straight into the logit (from 0:
-            # the untrained network is uniform; the weights are learned like any other)
-            self.feature_skip = nn.Parameter(torch.zeros(io.num_actions))
+            # a learned weight per kind of action (draw, discard, knock) on its engine feature,
+            # straight into the logit: from 0 (the untrained network is uniform), shared by the
+            # 52 cards so that one lesson ("keep the deadwood low") is learned once
+            from rummyrl import gin
+
+            group = torch.zeros(io.num_actions, dtype=torch.long)
+            group[gin.DISCARD:gin.KNOCK] = 1
+            group[gin.KNOCK:gin.BIG_GIN] = 2
+            self.register_buffer("feature_group", group, persistent=False)
+            self.feature_skip = nn.Parameter(torch.zeros(3))
         self.value = nn.Linear(d, 1)
         nn.init.orthogonal_(self.value.weight, 1.0)
         nn.init.zeros_(self.value.bias)
@@ -211,7 +218,7 @@ class PolicyNet(nn.Module):
         if self.cfg.prior_scale:
             logits = logits + self.cfg.prior_scale * prior
         if self.cfg.features == "engine":
-            logits = logits + self.feature_skip * prior.clamp(-30.0, 20.0)
+            logits = logits + self.feature_skip[self.feature_group] * prior.clamp(-30.0, 20.0)
         logits = logits.masked_fill(~mask, ILLEGAL_LOGIT)
         return logits, self.value(h).squeeze(1)
 

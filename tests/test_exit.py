@@ -194,3 +194,18 @@ def test_rummy_expert_iteration_runs_and_its_checkpoint_plays(tmp_path):
     t = evaluate.run_tournament([str(tmp_path / "rummy" / "final.pt"), "random"], game="rummy", players=3,
                                 games=3, show_progress=False)
     assert t.pairings[0].games == 3
+
+
+def test_ppo_fine_tuning_continues_an_expert_iteration_checkpoint(tmp_path):
+    """``train.py --resume EXIT_CHECKPOINT algo=ppo``: the distilled network goes on with PPO."""
+    from rummyrl.training.config import to_overrides
+
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + ["total_steps=144"])
+    tr = train.train(cfg, run_dir=tmp_path / "exit", progress=False)
+    data = load_checkpoint(tmp_path / "exit" / "last.pt", "gin")
+    ppo = train.load_config(None, to_overrides(data["train_config"]) + ["algo=ppo", "total_steps=288"])
+    tuned = train.train(ppo, run_dir=tmp_path / "exit", resume=data, progress=False)
+    assert tuned.updates == tr.updates + 1
+    before = data["model"]
+    after = tuned.net.state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in before)

@@ -24,7 +24,11 @@ equals search's choice on the minibatches), ``exit/search_departs`` (share of ne
 decisions where search chose other than the network's greedy action: how much there is
 left to learn), ``exit/decisions_per_second`` and the periodic evaluation of the network
 alone. ``--resume`` continues the network, optimizer, games and counters; the replay buffer
-and the records of games in progress start afresh.
+and the records of games in progress start afresh. PPO fine-tuning of the distilled network
+is a resume with the other algorithm: ``python train.py --resume runs/NAME/last.pt algo=ppo``.
+
+Data are generated in this process (``workers`` must be 0): the search dominates the cost,
+and it already spreads each batch of decisions over the machine's cores.
 """
 
 from __future__ import annotations
