@@ -2,6 +2,8 @@
 
     python scripts/export_pretrained.py runs/gin_rummy_exit/best.pt --results runs/gin_rummy_exit/eval/results.json
 
+(``--results`` may be given more than once: evaluations against several baselines.)
+
 writes ``agents/pretrained/<game>.pt``: the network alone (no optimizer, games or
 snapshots), with its training config and, from ``--results``, the evaluation it was shipped
 on. README, "Pretrained agents", lists what is shipped and the commands that made it.
@@ -19,15 +21,19 @@ from rummyrl.agents.neural import export_weights, load_checkpoint, pretrained_pa
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkpoint", help="a checkpoint written by train.py")
-    ap.add_argument("--results", help="evaluate.py's results.json of that checkpoint, kept in the file")
+    ap.add_argument("--results", action="append", default=[],
+                    help="evaluate.py's results.json of that checkpoint, kept in the file (repeatable)")
     ap.add_argument("--out", help="where to write (default agents/pretrained/<game>.pt)")
     args = ap.parse_args(argv)
     try:
         game = load_checkpoint(args.checkpoint)["game"]
         about = {"source": args.checkpoint}
-        if args.results:
-            with open(args.results) as f:
-                about["results"] = json.dumps(json.load(f).get("pairings", []))
+        pairings = []
+        for path in args.results:
+            with open(path) as f:
+                pairings += json.load(f).get("pairings", [])
+        if pairings:
+            about["results"] = json.dumps(pairings)
         out = export_weights(args.checkpoint, args.out or pretrained_path(game), about)
     except (OSError, ValueError, KeyError) as e:
         print(f"export_pretrained.py: error: {e}", file=sys.stderr)
