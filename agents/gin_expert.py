@@ -342,6 +342,10 @@ def expert_preferences(observations: np.ndarray, action_masks: np.ndarray,
     :func:`_pref_kernel`); the expert plays the argmax. Used as a prior by trained agents."""
     obs = np.ascontiguousarray(observations, dtype=np.float32)
     mask = np.ascontiguousarray(action_masks, dtype=bool)
+    idle = np.flatnonzero(~mask.any(1))
+    if idle.size:
+        raise ValueError(f"row(s) {idle[:5].tolist()} of the batch have no legal action (a finished game?): "
+                         f"the expert decides only where some action is legal")
     pref = np.empty(mask.shape, np.float32)
     p = (params or ExpertParams()).as_array()
     if len(obs) <= _CHUNK:  # one chunk: no threads to start

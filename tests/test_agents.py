@@ -128,6 +128,14 @@ def test_expert_goes_gin_when_it_can():
     assert int(expert.act(gin.observe(s), s.mask)[0]) == gin.KNOCK + parse_card("Kc")
 
 
+def test_expert_asked_about_a_finished_game_is_a_clear_error():
+    st = gin.init(3, seed=0)
+    obs, mask = gin.observe(st), st.mask.copy()
+    mask[1] = False  # as for a game that has ended
+    with pytest.raises(ValueError, match=r"row\(s\) \[1\] of the batch have no legal action"):
+        load_agent("expert", "gin").act(obs, mask)
+
+
 # ------------------------------------------------------------------ Rummy simple, scripted
 def _rummy_state(starter_hand: str, upcard: str, stock_first: str = ""):
     """4 players, dealer 0: seat 1 starts with ``starter_hand``; the upcard on the pile;

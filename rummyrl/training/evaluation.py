@@ -105,9 +105,15 @@ def final_report(tr: Trainer, games: int | None = None) -> None:
     if games <= 0:
         return
     best = tr.run_dir / "best.pt"
-    net = build_net(load_checkpoint(best, cfg.game)) if best.exists() else tr.net
-    print(f"\nevaluating {best if best.exists() else 'the final policy'} on fresh deals "
-          f"({games} games per opponent) ...", file=sys.stderr)
+    if best.exists():
+        data = load_checkpoint(best, cfg.game)
+        net = build_net(data)
+        c = data.get("counters", {})
+        what = f"{best} (saved at step {int(c.get('global_step', 0)):,} after {c.get('elapsed', 0) / 60:.1f} minutes" + \
+               (", the untrained network: no later evaluation beat it" if c.get("updates") == 0 else "") + ")"
+    else:
+        net, what = tr.net, "the final policy"
+    print(f"\nevaluating {what} on fresh deals ({games} games per opponent) ...", file=sys.stderr)
     t = evaluate_policy(net, cfg, games, FINAL_EVAL_SEED, opponents=cfg.eval.opponents)
     print(evaluate.format_table(t))
     jpath, ppath = evaluate.write_outputs(t, tr.run_dir / "eval")
