@@ -65,15 +65,21 @@ def _set_np_rng_state(rng: np.random.Generator, d: dict) -> None:
                                "has_uint32": d["has_uint32"], "uinteger": d["uinteger"]}
 
 
-def _cpu(obj):
-    """``obj`` with every tensor on the CPU (containers rebuilt, the rest as it is)."""
-    if isinstance(obj, torch.Tensor):
-        return obj.cpu()
+def map_leaves(obj, kind, fn):
+    """``obj`` with ``fn`` applied to every value of type ``kind`` inside it (dicts, lists and
+    tuples rebuilt, anything else kept as it is)."""
+    if isinstance(obj, kind):
+        return fn(obj)
     if isinstance(obj, dict):
-        return {k: _cpu(v) for k, v in obj.items()}
+        return {k: map_leaves(v, kind, fn) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_cpu(v) for v in obj)
+        return type(obj)(map_leaves(v, kind, fn) for v in obj)
     return obj
+
+
+def _cpu(obj):
+    """``obj`` with every tensor on the CPU."""
+    return map_leaves(obj, torch.Tensor, lambda t: t.cpu())
 
 
 def lanes_state(holder) -> dict:

@@ -60,7 +60,7 @@ import torch
 
 from rummyrl.agents.neural import PolicyNet, game_io
 
-from .checkpoint import lanes_state, load_lanes_state
+from .checkpoint import lanes_state, load_lanes_state, map_leaves
 from .config import TrainConfig
 from .rollout import FIELDS, collect_rollout
 
@@ -124,24 +124,12 @@ def merge_stats(parts: list[dict]) -> dict:
 def to_numpy(obj):
     """Tensors to numpy arrays, through containers: what crosses Ray (torch's own pickling
     of tensors does not survive Ray's serializer in every torch version)."""
-    if isinstance(obj, torch.Tensor):
-        return obj.cpu().numpy()
-    if isinstance(obj, dict):
-        return {k: to_numpy(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(to_numpy(v) for v in obj)
-    return obj
+    return map_leaves(obj, torch.Tensor, lambda t: t.cpu().numpy())
 
 
 def to_torch(obj):
     """The inverse of :func:`to_numpy` (writable copies): what checkpoints hold."""
-    if isinstance(obj, np.ndarray):
-        return torch.from_numpy(np.array(obj))
-    if isinstance(obj, dict):
-        return {k: to_torch(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(to_torch(v) for v in obj)
-    return obj
+    return map_leaves(obj, np.ndarray, lambda a: torch.from_numpy(np.array(a)))
 
 
 class WorkerNotReady(RuntimeError):
