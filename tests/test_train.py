@@ -63,6 +63,19 @@ def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
     assert np.array_equal(whole.env.state.hands, resumed.env.state.hands)
 
 
+def test_resume_with_another_number_of_lanes_starts_the_games_afresh(tmp_path, capsys):
+    """num_envs changed on --resume: the network, optimizer and counters continue; the
+    saved games do not fit the new lanes, so these start afresh, and it says so."""
+    cfg = train.load_config(None, TINY)
+    first = train.train(cfg, run_dir=tmp_path / "a", max_updates=1, progress=False)
+    data = load_checkpoint(tmp_path / "a" / "last.pt", "gin")
+    wider = train.load_config(None, TINY + ["num_envs=24", "total_steps=512"])
+    resumed = train.train(wider, run_dir=tmp_path / "b", resume=data, max_updates=1, progress=False)
+    assert "16 game lanes" in capsys.readouterr().err
+    assert resumed.updates == 2 and resumed.global_step == first.global_step + 8 * 24
+    assert resumed.env.state.hands.shape[0] == 24 and len(resumed.lane_kind) == 24
+
+
 def test_policy_never_picks_a_masked_action():
     io = game_io("gin")
     torch.manual_seed(0)

@@ -167,7 +167,11 @@ def restore(tr: Trainer, data: dict) -> None:
         _set_np_rng_state(agent.rng, snap["rng"])
         tr.pool.snapshots.append(agent)
     if tr.env is not None:
-        if "env" in data:
+        lanes = data["lanes"]["kind"].shape[0] if "env" in data else None
+        if lanes is not None and lanes != len(tr.lane_kind):
+            print(f"resume: the checkpoint has {lanes} game lanes and this run num_envs={len(tr.lane_kind)}; "
+                  "the lanes start afresh", file=sys.stderr)
+        elif lanes is not None:
             load_env_state(tr.env, data["env"])
             tr.lane_kind = data["lanes"]["kind"].numpy().copy()
             tr.lane_snap = data["lanes"]["snap"].numpy().copy()
