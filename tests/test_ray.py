@@ -16,6 +16,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 # Ray on 127.0.0.1 only (Ray's switch for machines that are not cluster nodes): whatever
@@ -103,6 +104,25 @@ def test_a_killed_worker_is_replaced_and_the_run_finishes(ray_session, tmp_path)
     assert seen["after"]["generation"] == 1 and seen["after"]["pid"] != seen["pid"]
     data = load_checkpoint(tmp_path / "kill" / "last.pt", "gin")
     assert [s["generation"] for s in data["workers"]["states"]] == [1, 0]
+
+
+def test_expert_iteration_makes_its_search_data_on_two_workers(ray_session, tmp_path):
+    """algo: exit with workers=2: each actor's teacher plays its share of the lanes, the
+    learner distils the records of both, and the same seed gives the same network."""
+    from test_exit import TINY_EXIT
+
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + ["workers=2"])
+    runs = [train.train(cfg, run_dir=tmp_path / name, progress=False) for name in ("a", "b")]
+    tr = runs[0]
+    assert tr.updates == 3 and tr.exit_buffer.size > 0
+    buf, n = tr.exit_buffer.data, tr.exit_buffer.size
+    assert buf["mask"][np.arange(n), buf["target"][:n]].all(), "a recorded search choice is illegal"
+    assert np.abs(buf["ret"][:n]).max() > 0
+    for name, p in tr.net.state_dict().items():
+        assert torch.equal(p, runs[1].net.state_dict()[name]), name
+    data = load_checkpoint(tmp_path / "a" / "last.pt", "gin")
+    assert data["workers"]["count"] == 2 and [s["num_envs"] for s in data["workers"]["states"]] == [6, 6]
+    assert "env" not in data  # the lanes were the workers'
 
 
 def _same(t1, t2):

@@ -226,7 +226,6 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     need(cfg.game in ("gin", "rummy"), f"game must be 'gin' or 'rummy', got {cfg.game!r}")
     need(cfg.algo in ("ppo", "exit"), f"algo must be 'ppo' or 'exit', got {cfg.algo!r}")
     if cfg.algo == "exit":
-        need(cfg.workers == 0, f"algo=exit plays its search data in this process; workers must be 0, got {cfg.workers}")
         need(cfg.exit.rollout in ("expert", "network"),
              f"exit.rollout must be 'expert' or 'network', got {cfg.exit.rollout!r}")
         need(cfg.exit.buffer > 0 and cfg.exit.batches > 0, "exit.buffer and exit.batches must be > 0")

@@ -27,8 +27,11 @@ alone. ``--resume`` continues the network, optimizer, games and counters; the re
 and the records of games in progress start afresh. PPO fine-tuning of the distilled network
 is a resume with the other algorithm: ``python train.py --resume runs/NAME/last.pt algo=ppo``.
 
-Data are generated in this process (``workers`` must be 0): the search dominates the cost,
-and it already spreads each batch of decisions over the machine's cores.
+Where the data are made: with ``workers=0`` in this process (search spreads each batch of
+decisions over the machine's cores); with ``workers=N`` on N Ray actors (:mod:`.workers`),
+each with its share of the lanes, its own teacher seeded from the worker's seed and a copy of
+the network for the student's choices (and search's rollouts), the learner concatenating
+their records in worker order. The replay buffer and the distillation stay with the learner.
 """
 
 from __future__ import annotations
@@ -109,11 +112,12 @@ class Pending:
         return {k: out[k] for k in RECORD_FIELDS}
 
 
-def make_teacher(tr: Trainer):
-    """The search agent of ``exit.teacher``, seeded from the run."""
+def make_teacher(holder):
+    """The search agent of ``exit.teacher``, seeded from ``holder``'s generator (the run's,
+    or a Ray worker's)."""
     from rummyrl.agents import load_agent
 
-    return load_agent(tr.cfg.exit.teacher, game=tr.cfg.game, seed=int(tr.rng.integers(2**31)))
+    return load_agent(holder.cfg.exit.teacher, game=holder.cfg.game, seed=int(holder.rng.integers(2**31)))
 
 
 def network_agent(net: PolicyNet) -> NeuralAgent:
@@ -122,12 +126,27 @@ def network_agent(net: PolicyNet) -> NeuralAgent:
     return NeuralAgent(copy.eval(), name="network")
 
 
+def concat_records(parts: list[dict]) -> dict[str, np.ndarray]:
+    """One batch of records from several (in the given order); ``{}`` when none has any."""
+    parts = [p for p in parts if p]
+    if not parts:
+        return {}
+    return {k: np.concatenate([p[k] for p in parts]) for k in RECORD_FIELDS}
+
+
 def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
     """Play ``rollout_steps`` batched steps with the teacher in the learner's seats; the
-    records whose episodes ended, with their returns (see the module docstring)."""
+    records whose episodes ended, with their returns (see the module docstring). ``tr`` is
+    whatever holds lanes: the trainer, or a Ray worker; its teacher and pending records are
+    made on the first call."""
     cfg, env = tr.cfg, tr.env
+    if getattr(tr, "exit_teacher", None) is None:
+        tr.exit_teacher = make_teacher(tr)
+        tr.exit_pending = Pending(cfg.num_envs, cfg.num_players)
     teacher, pending = tr.exit_teacher, tr.exit_pending
     student = network_agent(tr.net)
+    if cfg.exit.rollout == "network":  # the latest network ranks search's candidates and plays its rollouts
+        teacher.rollout = teacher.opponent = student
     batch = env.batch
     departs = decisions = 0
     finished = []
@@ -170,10 +189,7 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
             tr.lane_seat[d] = tr.rng.integers(0, cfg.num_players, d.size)
     stats["exit/decisions"] = decisions
     stats["exit/departs"] = departs
-    finished = [f for f in finished if f]
-    if not finished:
-        return {}
-    return {k: np.concatenate([f[k] for f in finished]) for k in RECORD_FIELDS}
+    return concat_records(finished)
 
 
 def distill(net: PolicyNet, opt: torch.optim.Optimizer, buffer: ReplayBuffer, batches: int, size: int,
@@ -206,27 +222,19 @@ def distill(net: PolicyNet, opt: torch.optim.Optimizer, buffer: ReplayBuffer, ba
     return {k: float(np.mean(v)) for k, v in out.items()}
 
 
-def setup(tr: Trainer) -> None:
-    """The teacher, the replay buffer and the pending records of an ``algo: exit`` run."""
-    cfg = tr.cfg
-    tr.exit_teacher = make_teacher(tr)
-    tr.exit_buffer = ReplayBuffer(cfg.exit.buffer)
-    tr.exit_pending = Pending(cfg.num_envs, cfg.num_players)
-
-
 def exit_update(tr: Trainer, update_threads: int) -> tuple:
     """One iteration (data, distillation, the new rollout policy); returns what
     :func:`~.loop.run_update` returns: (statistics, game statistics, env steps, times,
     samples trained on)."""
     import time
 
-    cfg = tr.cfg
-    if getattr(tr, "exit_teacher", None) is None:
-        setup(tr)
+    cfg, workers = tr.cfg, tr.workers
+    if tr.exit_buffer is None:
+        tr.exit_buffer = ReplayBuffer(cfg.exit.buffer)
     t0 = time.perf_counter()
     torch.set_num_threads(1)
-    stats: dict = {}
-    records = collect_search_data(tr, stats)
+    records, stats = workers.collect()  # the search data: here, or on the Ray workers
+    workers.release()
     tr.exit_buffer.add(records)
     t1 = time.perf_counter()
     torch.set_num_threads(update_threads)
@@ -240,10 +248,9 @@ def exit_update(tr: Trainer, update_threads: int) -> tuple:
     tr.updates += 1
     steps = cfg.rollout_steps * cfg.num_envs
     tr.global_step += steps
-    if tr.updates % cfg.snapshot_every == 0:
+    snapshot = tr.updates % cfg.snapshot_every == 0
+    if snapshot:
         tr.pool.add_snapshot(tr.net)
-    if cfg.exit.rollout == "network":
-        tr.exit_teacher.rollout = network_agent(tr.net)
-        tr.exit_teacher.opponent = tr.exit_teacher.rollout
+    workers.broadcast(tr.net, snapshot)  # Ray: the distilled network to the workers
     t2 = time.perf_counter()
     return upd, stats, steps, (t0, t1, t2), len(records.get("target", ()))

@@ -14,6 +14,9 @@ Two kinds behind one small interface, chosen by ``cfg.workers`` (:func:`make_wor
   snapshots travel the same way. Ray is imported only here, and only when workers are
   asked for (``pip install -e ".[ray]"``).
 
+With ``algo: exit`` the lanes make expert iteration's search records instead of PPO
+rollouts (:func:`play_lanes`); everything else is the same.
+
 The interface, per update: :meth:`collect` returns the rollout (a plain dict of numpy
 arrays, :data:`~.rollout.FIELDS`) and the game statistics; :meth:`release` says the
 learner is done with it; :meth:`broadcast` hands over the updated network (and whether
@@ -62,6 +65,7 @@ from rummyrl.agents.neural import PolicyNet, game_io
 
 from .checkpoint import lanes_state, load_lanes_state, map_leaves
 from .config import TrainConfig
+from .exit import collect_search_data, concat_records
 from .rollout import FIELDS, collect_rollout
 
 if typing.TYPE_CHECKING:
@@ -132,6 +136,19 @@ def to_torch(obj):
     return map_leaves(obj, np.ndarray, lambda a: torch.from_numpy(np.array(a)))
 
 
+def play_lanes(holder, stats: dict) -> dict[str, np.ndarray]:
+    """What ``holder``'s lanes make for one update: a PPO rollout or, with ``algo: exit``,
+    the search records of the episodes that ended."""
+    if holder.cfg.algo == "exit":
+        return collect_search_data(holder, stats)
+    return collect_rollout(holder, stats)
+
+
+def concat_parts(algo: str, parts: list[dict]) -> dict[str, np.ndarray]:
+    """The workers' parts as one, in worker order."""
+    return concat_records(parts) if algo == "exit" else concat_rollouts(parts)
+
+
 class WorkerNotReady(RuntimeError):
     """A worker that has not been set up (Ray restarted its process) was asked for work."""
 
@@ -151,10 +168,11 @@ class InProcessWorkers:
 
     def collect(self) -> tuple[dict, dict]:
         stats: dict = {}
-        return collect_rollout(self.tr, stats), stats
+        return play_lanes(self.tr, stats), stats
 
     def release(self) -> None:
-        self.tr.rollout.carry_over()  # only now: the rollout dict is a view of this buffer
+        if self.tr.cfg.algo == "ppo":
+            self.tr.rollout.carry_over()  # only now: the rollout dict is a view of this buffer
 
     def broadcast(self, net: PolicyNet, snapshot: bool) -> None:
         """Nothing to send: the lanes use the trainer's network and pool."""
@@ -200,6 +218,7 @@ class RolloutWorker:
         if state is not None:
             load_lanes_state(self, to_torch(state))
         self._carry = False
+        self.exit_teacher = self.exit_pending = None  # algo exit: made, from this seed, on the first collect
         self.ready = True
         return {"index": self.index, "generation": generation, "pid": os.getpid(), "node": _node_id()}
 
@@ -225,8 +244,8 @@ class RolloutWorker:
         if snapshot:
             self.pool.add_snapshot(self.net)
         stats: dict = {}
-        rollout = collect_rollout(self, stats)
-        self._carry = True
+        rollout = play_lanes(self, stats)
+        self._carry = self.cfg.algo == "ppo"
         return rollout, stats, time.perf_counter() - t0
 
     def _carry_over(self) -> None:
@@ -319,7 +338,7 @@ class RayWorkers:
         outs = [self._result(i, ref) for i, ref in enumerate(refs)]  # in worker order
         self.snapshot = False
         t1 = time.perf_counter()
-        rollout = concat_rollouts([o[0] for o in outs])
+        rollout = concat_parts(self.tr.cfg.algo, [o[0] for o in outs])
         stats = merge_stats([o[1] for o in outs])
         t2 = time.perf_counter()
         busy = max(o[2] for o in outs)
