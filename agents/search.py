@@ -90,16 +90,16 @@ class _Game:
         kw = {k: opts[k] for k in self.belief_keys}
         return self.beliefs.sample_worlds(obs, n, rng, config, model=opts["belief"], **kw)
 
-    def value(self, state, game_value: float) -> np.ndarray:
+    def value(self, state, opts: dict) -> np.ndarray:
         """Each finished rollout's value for seat 0, the searching player: the points of
-        the hand (round) it won, minus those of one it lost, and ``game_value`` more (or
-        less) when the hand ends the game."""
+        the hand (round) it won, minus those of one it lost, ``game_value`` more (or less)
+        when the hand ends the game, and (Rummy) ``win_value`` more when it went out."""
         w = state.last_winner
         sign = np.where(w == 0, 1.0, np.where(w > 0, -1.0, 0.0))
         target = state.config.target
         others = np.delete(state.scores, 0, axis=1).max(1)
         game = (state.scores[:, 0] >= target).astype(float) - (others >= target)
-        return sign * state.last_points + game_value * game
+        return sign * state.last_points + opts["game_value"] * game + opts.get("win_value", 0.0) * (w == 0)
 
 
 def _games():
@@ -117,6 +117,7 @@ def _games():
         "beta": (float, rummy_beliefs.DEFAULT_BETA),
         "oversample": (int, 4),
         "game_value": (float, 100.0),
+        "win_value": (float, 0.0),
         "horizon": (int, 400),
     }, ("beta", "oversample"))
     return {"gin": gin_game, "rummy": rummy_game}
@@ -124,7 +125,7 @@ def _games():
 
 #: every option of either game, for parsing spec strings
 OPTIONS = {**COMMON_OPTIONS, "beta": (float, 0.0), "gamma": (float, 0.0), "steps": (int, 0), "knock": (float, 0.0),
-           "oversample": (int, 0), "game_value": (float, 0.0), "horizon": (int, 0)}
+           "oversample": (int, 0), "game_value": (float, 0.0), "win_value": (float, 0.0), "horizon": (int, 0)}
 
 
 def parse_options(text: str) -> dict:
@@ -236,7 +237,7 @@ class SearchAgent(Agent):
         for step in range(self.options["horizon"] + 1):
             done = state.game_over
             if done.any():  # score finished rollouts and drop them from the batch
-                values[idx[done]] = self.g.value(state.take(done), self.options["game_value"])
+                values[idx[done]] = self.g.value(state.take(done), self.options)
                 if done.all():
                     break
                 state, idx = state.take(~done), idx[~done]
@@ -264,14 +265,21 @@ class SearchAgent(Agent):
         score[:, 0] = 0.0
         return cand[np.arange(len(cand)), score.argmax(1)]
 
-    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    def decide(self, observations: np.ndarray, action_masks: np.ndarray):
+        """Act, and say what search saw: ``(actions (B,), candidates (B, k), mean values
+        (B, k))``; the values are NaN for padding and for games with a single candidate
+        (played without search)."""
         obs = np.ascontiguousarray(observations, np.float32)
         masks = np.asarray(action_masks, bool)
-        out = np.zeros(len(obs), np.int64)
         cand = self.candidates(obs, masks)
-        out[:] = cand[:, 0]
+        out = cand[:, 0].copy()
+        means = np.full(cand.shape, np.nan)
         think = np.flatnonzero((cand[:, 1:] >= 0).any(1)) if cand.shape[1] > 1 else np.zeros(0, np.int64)
         if think.size:
             c, v = self.action_values(obs[think], masks[think], cand[think])
             out[think] = self.choose(c, v)
-        return out
+            means[think] = v.mean(1)
+        return out, cand, means
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return self.decide(observations, action_masks)[0]

@@ -81,6 +81,48 @@ def test_distillation_learns_the_teachers_choices():
     assert after["accuracy"] > 0.9 and after["policy_loss"] < before["policy_loss"] / 3
 
 
+def test_soft_targets_are_the_softmax_of_search_values_over_its_candidates():
+    cand = np.array([[4, 7, 9], [2, -1, -1], [5, 1, -1]])
+    values = np.array([[10.0, 0.0, 10.0], [np.nan] * 3, [-3.0, 2.0, np.nan]])
+    pi = exit_mod.soft_targets(np.array([4, 2, 1]), cand, values, 5.0, 12)
+    assert pi.shape == (3, 12) and np.allclose(pi.sum(1), 1.0)
+    e2 = np.exp(-2.0)  # 10 points at temperature 5
+    assert np.allclose(pi[0, [4, 7, 9]], np.array([1, e2, 1]) / (2 + e2))
+    assert pi[1, 2] == 1.0  # not searched: one-hot on the choice
+    assert np.isclose(pi[2, 1], 1 / (1 + np.exp(-1.0))) and np.isclose(pi[2, 5], 1 / (1 + np.exp(1.0)))
+    cold = exit_mod.soft_targets(np.array([4, 2, 1]), cand, values, 0.01, 12)
+    assert cold[2, 1] > 0.999  # a low temperature is the best mean
+
+
+def test_softmax_targets_in_a_tiny_run_follow_search_values(tmp_path):
+    """exit.target=softmax: every record's distribution sums to 1 over legal actions and is
+    soft where search's values were close; distillation trains on it."""
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
+                            TINY_EXIT + ["exit.target=softmax", "exit.temperature=2"])
+    tr = train.train(cfg, run_dir=tmp_path / "soft", progress=False)
+    n = tr.exit_buffer.size
+    pi, mask = tr.exit_buffer.data["pi"][:n].astype(np.float32), tr.exit_buffer.data["mask"][:n]
+    assert n > 0 and np.allclose(pi.sum(1), 1.0, atol=1e-2)
+    assert (pi[~mask] == 0).all()
+    soft = (pi.max(1) < 0.99).mean()
+    assert soft > 0.05  # search saw close values on some decisions: the targets are not one-hot
+    with pytest.raises(train.ConfigError, match="softmax needs the action values of a search teacher"):
+        train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.target=softmax", "exit.teacher=expert"])
+
+
+def test_search_decide_reports_the_values_its_choice_came_from():
+    obs, mask = positions(24, steps=7)
+    agent = load_agent("search:worlds=8,z=0", game="gin", seed=3)
+    actions, cand, values = agent.decide(obs, mask)
+    again = load_agent("search:worlds=8,z=0", game="gin", seed=3).act(obs, mask)
+    assert np.array_equal(actions, again)
+    searched = np.isfinite(values).sum(1) > 1
+    assert searched.any()
+    best = cand[searched, np.nanargmax(np.where(np.isfinite(values[searched]), values[searched], -np.inf), 1)]
+    assert np.array_equal(actions[searched], best)  # z=0: the best mean
+    assert (cand[~searched, 0] == actions[~searched]).all()
+
+
 def test_pending_records_get_the_rewards_from_their_decision_on():
     p = exit_mod.Pending(num_envs=2, num_players=2)
     rec = dict(obs=np.zeros((1, 3)), prior=np.zeros((1, 2)), mask=np.ones((1, 2), bool), target=np.zeros(1, int),

@@ -69,6 +69,13 @@ class ExitConfig:
     """Finished decisions kept for training (the oldest dropped)."""
     batches: int = 16
     """Minibatches (of ``minibatch_size``) trained on per iteration."""
+    target: str = "choice"
+    """The policy target: ``choice`` (search's chosen action) or ``softmax`` (a soft-max of
+    search's mean action values over its candidates, at ``temperature``; needs a ``search``
+    teacher). Decisions search did not think about (one candidate) are one-hot either way."""
+    temperature: float = 5.0
+    """``target: softmax``: value difference (in the game's points) worth a factor e in
+    the target's odds."""
 
 
 @dataclass
@@ -229,12 +236,18 @@ def _check(cfg: TrainConfig) -> TrainConfig:
         need(cfg.exit.rollout in ("expert", "network"),
              f"exit.rollout must be 'expert' or 'network', got {cfg.exit.rollout!r}")
         need(cfg.exit.buffer > 0 and cfg.exit.batches > 0, "exit.buffer and exit.batches must be > 0")
+        need(cfg.exit.target in ("choice", "softmax"),
+             f"exit.target must be 'choice' or 'softmax', got {cfg.exit.target!r}")
+        need(cfg.exit.temperature > 0, f"exit.temperature must be > 0, got {cfg.exit.temperature}")
         from rummyrl.agents import load_agent
 
         try:
-            load_agent(cfg.exit.teacher, game=cfg.game)
+            teacher = load_agent(cfg.exit.teacher, game=cfg.game)
         except (ValueError, FileNotFoundError) as e:
             raise ConfigError(f"exit.teacher: {e}") from None
+        need(cfg.exit.target == "choice" or hasattr(teacher, "decide"),
+             f"exit.target=softmax needs the action values of a search teacher; exit.teacher is "
+             f"{cfg.exit.teacher!r}")
     need(cfg.episode in ("game", "hand"), f"episode must be 'game' or 'hand', got {cfg.episode!r}")
     if cfg.game == "gin":
         need(cfg.num_players == 2, f"num_players must be 2 for gin, got {cfg.num_players}")

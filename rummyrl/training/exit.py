@@ -7,13 +7,16 @@ Each iteration of :func:`exit_update`:
    an agent spec such as ``search:worlds=32``), against an opponent from the pool (the
    teacher itself for self-play; snapshots of the network; the baselines). Every teacher
    decision is recorded: the observation, the network's per-action input, the mask, the
-   action search chose (its choice distribution: search's choice rule is deterministic)
-   and the network's own greedy choice. When the lane's episode ends each record gets its
-   return, the seat's rewards from that decision to the end (undiscounted).
+   action search chose, the network's own greedy choice and, with ``exit.target:
+   softmax``, search's distribution: a soft-max of its mean action values over its
+   candidates at ``exit.temperature`` (:func:`soft_targets`). When the lane's episode
+   ends each record gets its return, the seat's rewards from that decision to the end
+   (undiscounted).
 2. **Distillation.** Finished records go to a replay buffer of the last ``exit.buffer``
    decisions; ``exit.batches`` minibatches of ``minibatch_size`` drawn from it train the
-   network: cross-entropy of its policy to search's choice plus ``vf_coef`` times the
-   squared error of its value to the return, with Adam at ``learning_rate``.
+   network: cross-entropy of its policy to search's choice (or distribution) plus
+   ``vf_coef`` times the squared error of its value to the return, with Adam at
+   ``learning_rate``.
 3. **The improved network becomes search's rollout policy** (``exit.rollout: network``: a
    copy of the network, greedy, ranks search's candidates and plays both seats of its
    rollouts) or search keeps the expert (``exit.rollout: expert``, the default, since on two
@@ -49,8 +52,10 @@ from .rollout import _game_stats, _hand_stats
 if typing.TYPE_CHECKING:
     from .trainer import Trainer
 
-#: the arrays of a record (one teacher decision)
-RECORD_FIELDS = ("obs", "prior", "mask", "target", "net_choice", "ret")
+#: A record (one teacher decision) holds obs, prior, mask, target (search's choice),
+#: net_choice, ret and, with ``exit.target: softmax``, pi (search's distribution).
+#: What :class:`Pending` keeps beside a record to credit it
+_BOOKKEEPING = ("lane", "seat", "cum0")
 
 
 class ReplayBuffer:
@@ -109,7 +114,7 @@ class Pending:
         keep = {k: v[~ended] for k, v in rec.items()}
         self.chunks = [keep] if keep["lane"].size else []
         self.cum[done] = 0.0
-        return {k: out[k] for k in RECORD_FIELDS}
+        return {k: v for k, v in out.items() if k not in _BOOKKEEPING}
 
 
 def make_teacher(holder):
@@ -131,7 +136,28 @@ def concat_records(parts: list[dict]) -> dict[str, np.ndarray]:
     parts = [p for p in parts if p]
     if not parts:
         return {}
-    return {k: np.concatenate([p[k] for p in parts]) for k in RECORD_FIELDS}
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def soft_targets(choice: np.ndarray, cand: np.ndarray, values: np.ndarray, temperature: float,
+                 num_actions: int) -> np.ndarray:
+    """``(B, num_actions)`` policy targets: a soft-max of search's mean ``values`` over its
+    candidates ``cand`` at ``temperature``; one-hot on ``choice`` where search did not
+    think (fewer than two candidates with a value)."""
+    B = len(choice)
+    pi = np.zeros((B, num_actions), np.float32)
+    valid = (cand >= 0) & np.isfinite(values)
+    searched = valid.sum(1) > 1
+    pi[np.flatnonzero(~searched), choice[~searched]] = 1.0
+    if searched.any():
+        v, c, ok = values[searched], cand[searched], valid[searched]
+        z = np.where(ok, v / temperature, -np.inf)
+        w = np.exp(z - z.max(1, keepdims=True))
+        w /= w.sum(1, keepdims=True)
+        rows = np.repeat(np.flatnonzero(searched), c.shape[1])
+        keep = ok.reshape(-1)
+        np.add.at(pi, (rows[keep], c.reshape(-1)[keep]), w.reshape(-1)[keep])
+    return pi
 
 
 def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
@@ -158,13 +184,18 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
         if rows.size:
             obs, mask = batch.obs[rows], batch.mask[rows]
             feats = action_features(cfg.net.features, cfg.game, obs, mask, cfg.num_players)
-            a = teacher.act(obs, mask)
+            extra = {}
+            if cfg.exit.target == "softmax":
+                a, cand, values = teacher.decide(obs, mask)
+                extra["pi"] = soft_targets(a, cand, values, cfg.exit.temperature, mask.shape[1]).astype(np.float16)
+            else:
+                a = teacher.act(obs, mask)
             mine = student.act_with_prior(obs, mask, feats)
             actions[rows] = a
             departs += int((a != mine).sum())
             decisions += rows.size
             pending.add(rows, player[rows], obs=obs.copy(), prior=feats.astype(np.float16), mask=mask.copy(),
-                        target=a.astype(np.int64), net_choice=mine.astype(np.int64))
+                        target=a.astype(np.int64), net_choice=mine.astype(np.int64), **extra)
         others = np.flatnonzero(~learner)
         if others.size:
             kind = tr.lane_kind[others]
@@ -205,7 +236,10 @@ def distill(net: PolicyNet, opt: torch.optim.Optimizer, buffer: ReplayBuffer, ba
         mb = buffer.sample(size, rng)
         t = {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in mb.items()}
         logits, value = net(t["obs"], t["prior"].float(), t["mask"])
-        p_loss = torch.nn.functional.cross_entropy(logits, t["target"])
+        if "pi" in t:  # soft targets: cross-entropy to search's distribution
+            p_loss = -(t["pi"].float() * torch.log_softmax(logits, 1)).sum(1).mean()
+        else:
+            p_loss = torch.nn.functional.cross_entropy(logits, t["target"])
         v_loss = 0.5 * (value - t["ret"]).pow(2).mean()
         loss = p_loss + vf_coef * v_loss
         if not torch.isfinite(loss):
