@@ -178,10 +178,28 @@ def test_rollouts_are_scored_up_to_the_horizon_and_zero_beyond():
     horizon = int(np.sort(length)[len(length) // 2])  # some rollouts end on exactly this action
     agent = SearchAgent(worlds=2, horizon=horizon, seed=0)
     values = agent._play_out(worlds.copy())
-    full = agent.g.value(ref, 100.0)
+    full = agent.g.value(ref, agent.options)
     assert (length == horizon).any() and (length > horizon).any()
     assert np.array_equal(values[length <= horizon], full[length <= horizon])
     assert (values[length > horizon] == 0).all()
+
+
+def test_rummy_win_value_is_added_to_the_rounds_the_searcher_goes_out_in():
+    from rummyrl import rummy
+
+    expert = load_agent("expert", game="rummy")
+    st = rummy.init(64, seed=2, config=rummy.RummyConfig(num_players=4, episode="round"))
+    while not st.game_over.all():
+        live = ~st.game_over
+        a = np.zeros(st.batch_size, np.int64)
+        a[live] = expert.act(rummy.observe(st)[live], st.mask[live])
+        rummy.step(st, a, inplace=True, active=live)
+    plain = SearchAgent("rummy", seed=0)
+    keen = SearchAgent("rummy", seed=0, win_value=50.0)
+    won = st.last_winner == 0
+    assert won.any() and (~won).any()
+    diff = keen.g.value(st, keen.options) - plain.g.value(st, plain.options)
+    assert np.array_equal(diff, np.where(won, 50.0, 0.0))
 
 
 def test_the_opponent_model_plays_the_other_seat_of_the_rollouts():
