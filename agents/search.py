@@ -53,7 +53,12 @@ the constructor for other rules.
 Rummy (``--game rummy``) searches the same way, to the end of the round: the worlds come
 from :mod:`rummyrl.rummy_beliefs` (options ``beta`` and ``oversample``), a rollout is
 worth the round's points to the searching player (minus them when another player goes
-out), and ``horizon`` defaults to 400 actions.
+out) plus ``win_value`` when it goes out itself, and ``horizon`` defaults to 400 actions.
+Its defaults differ where that measured better against three experts (the same 400
+rounds per setting, README "Search"): ``belief=uniform`` (29.2% of rounds won, against
+25.8% with the weighted beliefs), ``win_value=100`` (going out is what wins the round:
++1.6 and +2.4 points on the same rounds, within the noise) and ``worlds=64`` (less noise per decision); together
+they won 30.6% [27.8, 33.5] of 1,000 fresh rounds.
 """
 
 from __future__ import annotations
@@ -114,10 +119,14 @@ def _games():
         "horizon": (int, 100),
     }, ("beta", "gamma", "steps", "knock"))
     rummy_game = _Game("rummy", rummy, rummy_beliefs, {
+        # chosen against three experts (400 rounds per setting, README "Search"): uniform
+        # worlds, more of them and a bonus for going out did better than the Gin defaults
+        "worlds": (int, 64),
+        "belief": (str, "uniform"),
+        "win_value": (float, 100.0),
         "beta": (float, rummy_beliefs.DEFAULT_BETA),
         "oversample": (int, 4),
         "game_value": (float, 100.0),
-        "win_value": (float, 0.0),
         "horizon": (int, 400),
     }, ("beta", "oversample"))
     return {"gin": gin_game, "rummy": rummy_game}

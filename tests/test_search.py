@@ -194,7 +194,7 @@ def test_rummy_win_value_is_added_to_the_rounds_the_searcher_goes_out_in():
         a = np.zeros(st.batch_size, np.int64)
         a[live] = expert.act(rummy.observe(st)[live], st.mask[live])
         rummy.step(st, a, inplace=True, active=live)
-    plain = SearchAgent("rummy", seed=0)
+    plain = SearchAgent("rummy", seed=0, win_value=0.0)
     keen = SearchAgent("rummy", seed=0, win_value=50.0)
     won = st.last_winner == 0
     assert won.any() and (~won).any()
