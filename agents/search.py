@@ -57,8 +57,8 @@ out) plus ``win_value`` when it goes out itself, and ``horizon`` defaults to 400
 Its defaults differ where that measured better against three experts (the same 400
 rounds per setting, README "Search"): ``belief=uniform`` (29.2% of rounds won, against
 25.8% with the weighted beliefs), ``win_value=100`` (going out is what wins the round:
-+1.6 and +2.4 points on the same rounds, within the noise) and ``worlds=64`` (less noise per decision); together
-they won 30.6% [27.8, 33.5] of 1,000 fresh rounds.
++1.6 and +2.4 points on the same rounds, within the noise) and ``worlds=64`` (less noise
+per decision); together they won 30.6% [27.8, 33.5] of 1,000 fresh rounds.
 """
 
 from __future__ import annotations
