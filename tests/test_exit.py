@@ -81,6 +81,31 @@ def test_distillation_learns_the_teachers_choices():
     assert after["accuracy"] > 0.9 and after["policy_loss"] < before["policy_loss"] / 3
 
 
+@pytest.mark.parametrize("weight, learned", [(4.0, "departure"), (0.25, "agreement")])
+def test_depart_weight_decides_between_conflicting_targets(weight, learned):
+    """Each position twice: once where search agreed with the network (target a1), once where
+    it departed (target a2). The weight of departures decides which one the network learns."""
+    obs, mask = positions(128)
+    rng = np.random.default_rng(4)
+    a1 = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+    a2 = np.array([rng.choice(np.flatnonzero(m & (np.arange(m.size) != x))) for m, x in zip(mask, a1)])
+    io = game_io("gin")
+    torch.manual_seed(0)
+    net = PolicyNet(io, NetConfig(hidden=64, layers=2, prior_scale=0.0, features="none"))
+    feats = np.where(mask, 0.0, PRIOR_ILLEGAL).astype(np.float16)
+    buf = exit_mod.ReplayBuffer(1000)
+    twice = lambda x: np.concatenate([x, x])  # noqa: E731
+    buf.add({"obs": twice(obs), "prior": twice(feats), "mask": twice(mask), "target": np.concatenate([a1, a2]),
+             "net_choice": twice(a1), "ret": np.zeros(2 * len(obs), np.float32)})
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    exit_mod.distill(net, opt, buf, 300, 256, 0.5, 0.5, np.random.default_rng(2), depart_weight=weight)
+    with torch.no_grad():
+        logits, _ = net(torch.from_numpy(obs), torch.from_numpy(feats).float(), torch.from_numpy(mask))
+    choice = logits.argmax(1).numpy()
+    share = (choice == (a2 if learned == "departure" else a1)).mean()
+    assert share > 0.9, share
+
+
 def test_soft_targets_are_the_softmax_of_search_values_over_its_candidates():
     cand = np.array([[4, 7, 9], [2, -1, -1], [5, 1, -1]])
     values = np.array([[10.0, 0.0, 10.0], [np.nan] * 3, [-3.0, 2.0, np.nan]])
@@ -195,6 +220,9 @@ def test_engine_features_are_the_deadwood_arithmetic():
     (["algo=exit", "exit.teacher=grandmaster"], ["exit.teacher", "grandmaster"]),
     (["algo=exit", "exit.rollout=oracle"], ["exit.rollout", "oracle"]),
     (["eval.max_hands=-1"], ["eval.max_hands"]),
+    (["algo=exit", "exit.depart_weight=0"], ["exit.depart_weight"]),
+    (["algo=exit", "exit.target=visits"], ["exit.target", "visits"]),
+    (["algo=exit", "exit.temperature=-1"], ["exit.temperature"]),
 ])
 def test_config_errors_of_the_new_keys(override, words):
     with pytest.raises(train.ConfigError) as e:

@@ -73,6 +73,10 @@ class ExitConfig:
     """The policy target: ``choice`` (search's chosen action) or ``softmax`` (a soft-max of
     search's mean action values over its candidates, at ``temperature``; needs a ``search``
     teacher). Decisions search did not think about (one candidate) are one-hot either way."""
+    depart_weight: float = 1.0
+    """Weight, in the policy loss, of the decisions where search chose other than the
+    network did when the data were made (the ones with something to teach); the others
+    weigh 1."""
     temperature: float = 5.0
     """``target: softmax``: value difference (in the game's points) worth a factor e in
     the target's odds."""
@@ -239,6 +243,7 @@ def _check(cfg: TrainConfig) -> TrainConfig:
         need(cfg.exit.target in ("choice", "softmax"),
              f"exit.target must be 'choice' or 'softmax', got {cfg.exit.target!r}")
         need(cfg.exit.temperature > 0, f"exit.temperature must be > 0, got {cfg.exit.temperature}")
+        need(cfg.exit.depart_weight > 0, f"exit.depart_weight must be > 0, got {cfg.exit.depart_weight}")
         from rummyrl.agents import load_agent
 
         try:

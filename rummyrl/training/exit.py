@@ -224,9 +224,11 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
 
 
 def distill(net: PolicyNet, opt: torch.optim.Optimizer, buffer: ReplayBuffer, batches: int, size: int,
-            vf_coef: float, max_grad_norm: float, rng: np.random.Generator) -> dict:
+            vf_coef: float, max_grad_norm: float, rng: np.random.Generator, depart_weight: float = 1.0) -> dict:
     """``batches`` gradient steps on minibatches from the buffer: cross-entropy to search's
-    choice plus ``vf_coef`` times the value's squared error; the mean losses."""
+    choice (or distribution) plus ``vf_coef`` times the value's squared error; the mean
+    losses. The decisions where search departed from the network's own choice weigh
+    ``depart_weight`` times the others in the policy loss."""
     device = next(net.parameters()).device
     out = {"policy_loss": [], "value_loss": [], "accuracy": []}
     if buffer.size == 0:
@@ -237,9 +239,11 @@ def distill(net: PolicyNet, opt: torch.optim.Optimizer, buffer: ReplayBuffer, ba
         t = {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in mb.items()}
         logits, value = net(t["obs"], t["prior"].float(), t["mask"])
         if "pi" in t:  # soft targets: cross-entropy to search's distribution
-            p_loss = -(t["pi"].float() * torch.log_softmax(logits, 1)).sum(1).mean()
+            ce = -(t["pi"].float() * torch.log_softmax(logits, 1)).sum(1)
         else:
-            p_loss = torch.nn.functional.cross_entropy(logits, t["target"])
+            ce = torch.nn.functional.cross_entropy(logits, t["target"], reduction="none")
+        w = 1.0 + (depart_weight - 1.0) * (t["target"] != t["net_choice"]).float()
+        p_loss = (w * ce).sum() / w.sum()
         v_loss = 0.5 * (value - t["ret"]).pow(2).mean()
         loss = p_loss + vf_coef * v_loss
         if not torch.isfinite(loss):
@@ -273,7 +277,7 @@ def exit_update(tr: Trainer, update_threads: int) -> tuple:
     t1 = time.perf_counter()
     torch.set_num_threads(update_threads)
     upd = distill(tr.net, tr.opt, tr.exit_buffer, cfg.exit.batches, cfg.minibatch_size, cfg.vf_coef,
-                  cfg.max_grad_norm, tr.rng)
+                  cfg.max_grad_norm, tr.rng, cfg.exit.depart_weight)
     decisions = stats.pop("exit/decisions")
     departs = stats.pop("exit/departs")
     upd["search_departs"] = departs / max(decisions, 1)
