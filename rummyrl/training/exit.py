@@ -52,9 +52,10 @@ from .rollout import _game_stats, _hand_stats
 if typing.TYPE_CHECKING:
     from .trainer import Trainer
 
-#: A record (one teacher decision) holds obs, prior, mask, target (search's choice),
-#: net_choice, ret and, with ``exit.target: softmax``, pi (search's distribution).
-#: What :class:`Pending` keeps beside a record to credit it
+# A record (one teacher decision) holds obs, prior, mask, target (search's choice),
+# net_choice, ret and, with ``exit.target: softmax``, pi (search's distribution).
+
+#: what :class:`Pending` keeps beside a record to credit it, and drops when it is finished
 _BOOKKEEPING = ("lane", "seat", "cum0")
 
 
