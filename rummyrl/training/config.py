@@ -73,13 +73,13 @@ class ExitConfig:
     """The policy target: ``choice`` (search's chosen action) or ``softmax`` (a soft-max of
     search's mean action values over its candidates, at ``temperature``; needs a ``search``
     teacher). Decisions search did not think about (one candidate) are one-hot either way."""
+    temperature: float = 5.0
+    """``target: softmax``: value difference (in the game's points) worth a factor e in
+    the target's odds."""
     depart_weight: float = 1.0
     """Weight, in the policy loss, of the decisions where search chose other than the
     network did when the data were made (the ones with something to teach); the others
     weigh 1."""
-    temperature: float = 5.0
-    """``target: softmax``: value difference (in the game's points) worth a factor e in
-    the target's odds."""
 
 
 @dataclass
