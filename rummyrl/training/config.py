@@ -160,8 +160,8 @@ class TrainConfig:
     """Rollout workers: 0 plays the self-play lanes in this process; N > 0 starts N Ray
     actors (``pip install -e ".[ray]"``) that share the ``num_envs`` lanes between them
     (``num_envs`` is the total, split as evenly as it goes) and each keep a CPU copy of the
-    policy; the learner gathers their rollouts, updates and broadcasts the new weights
-    (``rummyrl/training/workers.py``)."""
+    policy; the learner gathers their rollouts (with ``algo: exit``, their search
+    records), updates and broadcasts the new weights (``rummyrl/training/workers.py``)."""
     ray_address: str = ""
     """With ``workers > 0``: the Ray cluster to join (``auto``: the one ``ray start`` set up
     on this machine, or ``HOST:PORT``); empty starts a local Ray for the run (or uses the
