@@ -171,8 +171,7 @@ class InProcessWorkers:
         return play_lanes(self.tr, stats), stats
 
     def release(self) -> None:
-        if self.tr.cfg.algo == "ppo":
-            self.tr.rollout.carry_over()  # only now: the rollout dict is a view of this buffer
+        self.tr.rollout.carry_over()  # only now: the rollout dict is a view of this buffer (empty with algo exit)
 
     def broadcast(self, net: PolicyNet, snapshot: bool) -> None:
         """Nothing to send: the lanes use the trainer's network and pool."""
@@ -245,7 +244,7 @@ class RolloutWorker:
             self.pool.add_snapshot(self.net)
         stats: dict = {}
         rollout = play_lanes(self, stats)
-        self._carry = self.cfg.algo == "ppo"
+        self._carry = True
         return rollout, stats, time.perf_counter() - t0
 
     def _carry_over(self) -> None:
