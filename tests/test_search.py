@@ -266,3 +266,46 @@ def gin_worlds(obs, n):
     from rummyrl import gin_beliefs
 
     return gin_beliefs.sample_worlds(obs, n, np.random.default_rng(0)).state
+
+
+def _search_curve_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "search_curve.py"
+    spec = importlib.util.spec_from_file_location("search_curve", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_search_curve_saves_each_point_and_reuses_it(tmp_path, monkeypatch):
+    """scripts/search_curve.py: each point is the match evaluate would play with the same
+    spec and seed; a rerun reuses the saved points (a killed run loses only the point in
+    progress), and a saved point of another match is refused, not silently reused."""
+    import json
+
+    from rummyrl import evaluate
+
+    sc = _search_curve_module()
+    args = ["--worlds", "2", "3", "--model", "expert=topk=2", "--games", "4", "--seed", "5", "--quiet",
+            "--max-hands", "3", "--out", str(tmp_path)]
+    assert sc.main(args) == 0
+    curve = json.loads((tmp_path / "curve.json").read_text())
+    assert [p["spec"] for p in curve["points"]] == ["search:topk=2,worlds=2", "search:topk=2,worlds=3"]
+    assert (tmp_path / "curve.png").stat().st_size > 0
+    direct = evaluate.run_tournament(["search:topk=2,worlds=3", "simple"], games=4, seed=5,
+                                     options={"max_hands": 3}, show_progress=False).pairings[0]
+    assert curve["points"][1]["wins"] == direct.wins_a and curve["points"][1]["games"] == direct.games == 4
+    alone = evaluate.run_tournament(["expert", "simple"], games=4, seed=5, options={"max_hands": 3},
+                                    show_progress=False).pairings[0]
+    assert curve["baseline"]["spec"] == "expert" and curve["baseline"]["wins"] == alone.wins_a
+
+    def must_not_play(*a, **k):
+        raise AssertionError("a saved point was played again")
+
+    monkeypatch.setattr(sc, "run_tournament", must_not_play)
+    (tmp_path / "curve.json").unlink()
+    assert sc.main(args) == 0 and json.loads((tmp_path / "curve.json").read_text()) == curve
+    with pytest.raises(SystemExit, match="another match"):
+        sc.main([a if a != "5" else "6" for a in args])
