@@ -77,7 +77,9 @@ def plot(points: list[dict], baseline: dict | None, against: str, path: Path) ->
         y = [100 * p["win_rate"] for p in ps]
         err = [[100 * (p["win_rate"] - p["ci95"][0]) for p in ps], [100 * (p["ci95"][1] - p["win_rate"]) for p in ps]]
         ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"opponent model: {label}")
-    if baseline is not None:
+    if baseline is None:
+        ax.axhline(50, color="grey", lw=0.8, ls=":")
+    else:
         lo, hi = (100 * v for v in baseline["ci95"])
         ax.axhspan(lo, hi, color="grey", alpha=0.15)
         ax.axhline(100 * baseline["win_rate"], color="grey", ls="--", label=f"{baseline['spec']} alone")
@@ -117,7 +119,9 @@ def main(argv=None) -> int:
     if len({m for m, _ in models}) != len(models):
         ap.error(f"--model labels must differ, got {[m for m, _ in models]}")
     baseline = None
-    if args.baseline:  # the rollout policy alone on the same deals: what search adds to
+    if args.baseline == args.against:
+        print(f"(--baseline {args.baseline} is the opponent itself: even by symmetry, not played)")
+    elif args.baseline:  # the rollout policy alone on the same deals: what search adds to
         baseline = play_point(args.out, "baseline", args.baseline, args.against, args, model=None)
         print(f"{args.baseline:>10} alone      {100 * baseline['win_rate']:5.1f}%", flush=True)
     points = []

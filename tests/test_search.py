@@ -309,3 +309,8 @@ def test_search_curve_saves_each_point_and_reuses_it(tmp_path, monkeypatch):
     assert sc.main(args) == 0 and json.loads((tmp_path / "curve.json").read_text()) == curve
     with pytest.raises(SystemExit, match="another match"):
         sc.main([a if a != "5" else "6" for a in args])
+    monkeypatch.undo()
+    # against the baseline itself the baseline is even by symmetry and not played
+    assert sc.main(["--against", "expert", "--worlds", "2", "--games", "2", "--quiet", "--max-hands", "2",
+                    "--out", str(tmp_path / "vs_expert")]) == 0
+    assert json.loads((tmp_path / "vs_expert" / "curve.json").read_text())["baseline"] is None
