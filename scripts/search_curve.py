@@ -124,12 +124,10 @@ def main(argv=None) -> int:
     elif args.baseline:  # the rollout policy alone on the same deals: what search adds to
         baseline = play_point(args.out, "baseline", args.baseline, args.against, args, model=None)
         print(f"{args.baseline:>10} alone      {100 * baseline['win_rate']:5.1f}%", flush=True)
-    points = []
     for label, options in models:
         for w in args.worlds:
             p = play_point(args.out, f"{label}_worlds{w}", search_spec(options, w), args.against, args,
                            model=label, options=options, worlds=w)
-            points.append(p)
             print(f"{label:>10} worlds={w:<4} {100 * p['win_rate']:5.1f}% "
                   f"[{100 * p['ci95'][0]:.1f}, {100 * p['ci95'][1]:.1f}] of {p['games']} games, "
                   f"{p['seconds']:.0f} s", flush=True)
