@@ -279,3 +279,34 @@ def test_ppo_fine_tuning_continues_an_expert_iteration_checkpoint(tmp_path):
     before = data["model"]
     after = tuned.net.state_dict()
     assert any(not torch.equal(before[k], after[k]) for k in before)
+
+
+def test_saved_search_records_distil_again_offline(tmp_path):
+    """exit.save_records writes every iteration's records whole; an offline fit on them (held
+    out by file) raises the network's agreement with the teacher on the held-out files, and
+    the checkpoint it keeps is the best epoch and plays."""
+    from rummyrl.training import offline
+
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
+        "exit.teacher=simple", "exit.save_records=true", "exit.buffer=100000", "rollout_steps=24",
+        "total_steps=2304", "net.prior_scale=0", "net.features=engine"])
+    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False)
+    files = sorted((tmp_path / "run" / "records").glob("records_*.npz"))
+    assert len(files) >= 4 and not list((tmp_path / "run" / "records").glob(".*"))  # no partial files
+    rec = exit_mod.load_records(tmp_path / "run" / "records")
+    assert len(rec["target"]) == tr.exit_buffer.size  # every record the run trained on, once
+    assert rec["mask"][np.arange(len(rec["target"])), rec["target"]].all()
+
+    fit_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
+        "net.prior_scale=0", "net.features=engine", "net.hidden=64", "learning_rate=0.003", "minibatch_size=64"])
+    out = tmp_path / "fit.pt"
+    rows = offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=12, valid_every=4, log=lambda *_: None)
+    assert rows[0]["valid_accuracy"] < 0.5  # an untrained network does not play like simple
+    assert max(r["valid_accuracy"] for r in rows) > rows[0]["valid_accuracy"] + 0.3
+    best = min(rows, key=lambda r: r["valid_loss"])
+    data = load_checkpoint(out, "gin")
+    assert data["about"]["epoch"] == best["epoch"]
+    t = evaluate.run_tournament([str(out), "simple"], game="gin", games=4, show_progress=False)
+    assert t.pairings[0].games == 4
+    with pytest.raises(ValueError, match="at least 100"):
+        offline.load_split(tmp_path / "run" / "records", 100)

@@ -15,6 +15,8 @@ One job per module, in the order a run uses them:
 * :mod:`.workers`: who plays the lanes: this process (``workers=0``) or Ray actors
   (``workers=N``) that send their rollouts and receive the new weights.
 * :mod:`.loop`: :func:`train`, the main loop with its logging and hooks.
+* :mod:`.offline`: a network distilled again from the search records an expert-iteration
+  run saved (``scripts/exit_fit.py``).
 
 The command line is :mod:`rummyrl.train` (``python train.py --help``).
 """

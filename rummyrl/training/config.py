@@ -80,6 +80,10 @@ class ExitConfig:
     """Weight, in the policy loss, of the decisions where search chose other than the
     network did when the data were made (the ones with something to teach); the others
     weigh 1."""
+    save_records: bool = False
+    """Also write each iteration's finished records to ``<run dir>/records/`` (one
+    ``.npz`` per iteration, each written whole), so the costly search data can be distilled
+    again offline with other settings (``scripts/exit_fit.py``)."""
 
 
 @dataclass

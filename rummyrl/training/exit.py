@@ -35,6 +35,10 @@ decisions over the machine's cores); with ``workers=N`` on N Ray actors (:mod:`.
 each with its share of the lanes, its own teacher seeded from the worker's seed and a copy of
 the network for the student's choices (and search's rollouts), the learner concatenating
 their records in worker order. The replay buffer and the distillation stay with the learner.
+
+With ``exit.save_records: true`` each iteration's finished records are also written to
+``<run dir>/records/`` (:func:`save_records`), so that the costly search data can be
+distilled again offline with other settings (:mod:`.offline`, ``scripts/exit_fit.py``).
 """
 
 from __future__ import annotations
@@ -224,6 +228,35 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
     return concat_records(finished)
 
 
+def save_records(folder, update: int, records: dict[str, np.ndarray]) -> None:
+    """Write one iteration's records as ``folder/records_<update>.npz``, through a temporary
+    file renamed into place, so a killed run leaves only whole files."""
+    import os
+    from pathlib import Path
+
+    if not records:
+        return
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".records_{update:06d}.tmp.npz"
+    np.savez_compressed(tmp, **records)
+    os.replace(tmp, folder / f"records_{update:06d}.npz")
+
+
+def load_records(folder) -> dict[str, np.ndarray]:
+    """Every record :func:`save_records` wrote to ``folder``, in iteration order."""
+    from pathlib import Path
+
+    files = sorted(Path(folder).glob("records_*.npz"))
+    if not files:
+        raise FileNotFoundError(f"no records_*.npz in {folder}: make them with exit.save_records=true")
+    parts = []
+    for f in files:
+        with np.load(f) as z:
+            parts.append({k: z[k] for k in z.files})
+    return concat_records(parts)
+
+
 def distill(net: PolicyNet, opt: torch.optim.Optimizer, buffer: ReplayBuffer, batches: int, size: int,
             vf_coef: float, max_grad_norm: float, rng: np.random.Generator, depart_weight: float = 1.0) -> dict:
     """``batches`` gradient steps on minibatches from the buffer: cross-entropy to search's
@@ -275,6 +308,8 @@ def exit_update(tr: Trainer, update_threads: int) -> tuple:
     records, stats = workers.collect()  # the search data: here, or on the Ray workers
     workers.release()
     tr.exit_buffer.add(records)
+    if cfg.exit.save_records:
+        save_records(tr.run_dir / "records", tr.updates, records)
     t1 = time.perf_counter()
     torch.set_num_threads(update_threads)
     upd = distill(tr.net, tr.opt, tr.exit_buffer, cfg.exit.batches, cfg.minibatch_size, cfg.vf_coef,

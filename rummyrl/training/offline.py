@@ -1,0 +1,108 @@
+"""Offline distillation: train a network again on search records saved by an expert-iteration run.
+
+Search data are what expert iteration pays for: on two cores a Rummy teacher makes about 40
+decisions a second. With ``exit.save_records: true`` a run writes every iteration's records
+to ``<run dir>/records/`` (:func:`~.exit.save_records`); :func:`fit` then trains a network on
+all of them for several epochs, with any learning rate, weighting or width, in minutes
+instead of hours (``scripts/exit_fit.py`` is its command line).
+
+Whole iterations (files) are held out for validation, not single decisions: the decisions of
+one hand are alike, and a split inside a hand would reward memorising it. The checkpoint
+kept is the epoch with the lowest validation loss; it loads like any other
+(``evaluate.py``, ``load_agent``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from rummyrl.agents.neural import PolicyNet, build_net, game_io, load_checkpoint, save_checkpoint
+
+from .config import TrainConfig
+from .exit import ReplayBuffer, concat_records, distill
+
+
+def load_split(folder: str | Path, valid_every: int) -> tuple[dict, dict, int]:
+    """The records of ``folder``: (training, validation, files), every ``valid_every``-th
+    file (the last of each run of ``valid_every``) held out for validation."""
+    if valid_every < 2:
+        raise ValueError(f"valid_every must be >= 2 (one file in valid_every is held out), got {valid_every}")
+    files = sorted(Path(folder).glob("records_*.npz"))
+    if len(files) < valid_every:
+        raise ValueError(f"{folder} holds {len(files)} records_*.npz files; at least {valid_every} are needed "
+                         f"(one in {valid_every} is held out): make them with exit.save_records=true")
+    train, valid = [], []
+    for i, f in enumerate(files):
+        with np.load(f) as z:
+            (valid if i % valid_every == valid_every - 1 else train).append({k: z[k] for k in z.files})
+    return concat_records(train), concat_records(valid), len(files)
+
+
+@torch.no_grad()
+def validate(net: PolicyNet, rec: dict, size: int = 4096) -> dict:
+    """Mean cross-entropy to search's choice, accuracy, and accuracy on the decisions where
+    search departed from the network that made the data (``departs``) and where it did
+    not (``keeps``)."""
+    net.eval()
+    device = next(net.parameters()).device
+    ce, hit = [], []
+    for s in range(0, len(rec["target"]), size):
+        t = {k: torch.from_numpy(np.ascontiguousarray(rec[k][s:s + size])).to(device)
+             for k in ("obs", "prior", "mask", "target")}
+        logits, _ = net(t["obs"], t["prior"].float(), t["mask"])
+        ce.append(torch.nn.functional.cross_entropy(logits, t["target"], reduction="none").cpu().numpy())
+        hit.append((logits.argmax(1) == t["target"]).cpu().numpy())
+    ce, hit = np.concatenate(ce), np.concatenate(hit)
+    dep = rec["target"] != rec["net_choice"]
+    return {"loss": float(ce.mean()), "accuracy": float(hit.mean()),
+            "departs": float(hit[dep].mean()) if dep.any() else float("nan"),
+            "keeps": float(hit[~dep].mean()) if (~dep).any() else float("nan"),
+            "depart_share": float(dep.mean())}
+
+
+def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, valid_every: int = 10,
+        init: str | Path | None = None, log=print) -> list[dict]:
+    """Train a network (``cfg.net``, or the one of checkpoint ``init``) on the records of
+    ``folder``: ``epochs`` passes of ``minibatch_size`` minibatches, the loss of
+    :func:`~.exit.distill` (``exit.depart_weight``, ``vf_coef``), Adam at ``learning_rate``.
+    Writes the epoch with the lowest validation loss to ``out``; returns one row of
+    metrics per epoch (epoch 0: before training)."""
+    if epochs < 1:
+        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    train, valid, files = load_split(folder, valid_every)
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    if init is not None:
+        data = load_checkpoint(init, cfg.game)
+        net = build_net(data)
+        net_cfg = data["net_config"]
+    else:
+        net = PolicyNet(game_io(cfg.game, cfg.num_players), cfg.net)
+        net_cfg = dataclasses.asdict(cfg.net)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    buffer = ReplayBuffer(len(train["target"]))
+    buffer.add(train)
+    per_epoch = max(1, len(train["target"]) // cfg.minibatch_size)
+    log(f"{len(train['target'])} training and {len(valid['target'])} validation decisions from {files} files; "
+        f"{per_epoch} minibatches per epoch")
+    rows, best = [], None
+    for epoch in range(epochs + 1):
+        row = {"epoch": epoch}
+        if epoch:
+            row.update({f"train_{k}": v for k, v in distill(net, opt, buffer, per_epoch, cfg.minibatch_size,
+                                                             cfg.vf_coef, cfg.max_grad_norm, rng,
+                                                             cfg.exit.depart_weight).items()})
+        row.update({f"valid_{k}": v for k, v in validate(net, valid).items()})
+        rows.append(row)
+        log("  ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()))
+        if best is None or row["valid_loss"] < best:
+            best = row["valid_loss"]
+            save_checkpoint(out, {"game": cfg.game, "num_players": cfg.num_players, "net_config": net_cfg,
+                                  "model": {k: v.cpu() for k, v in net.state_dict().items()},
+                                  "train_config": dataclasses.asdict(cfg),
+                                  "about": {"source": f"offline distillation of {folder}", "epoch": epoch}})
+    return rows

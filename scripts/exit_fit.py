@@ -1,0 +1,50 @@
+"""Distil saved search records into a network again, offline (rummyrl/training/offline.py).
+
+    python train.py --config configs/rummy_exit.yaml exit.save_records=true     # makes runs/rummy_exit/records/
+    python scripts/exit_fit.py runs/rummy_exit/records --config configs/rummy_exit.yaml \\
+        --epochs 8 --out runs/rummy_fit/fit.pt learning_rate=3e-4 exit.depart_weight=2
+    python evaluate.py runs/rummy_fit/fit.pt simple --game rummy
+
+Trailing ``key=value`` arguments override the config as in train.py (the network's width,
+``learning_rate``, ``minibatch_size``, ``vf_coef``, ``exit.depart_weight``, ``seed``).
+Prints one line per epoch (validation loss, accuracy, accuracy on search's departures) and
+writes them to ``<out>.json``; the checkpoint is the epoch with the lowest validation loss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rummyrl.training import ConfigError, load_config
+from rummyrl.training.offline import fit
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("records", help="a records/ folder written by a run with exit.save_records=true")
+    ap.add_argument("--config", required=True, help="the YAML config (game, network, learning rate)")
+    ap.add_argument("--out", required=True, help="the checkpoint to write")
+    ap.add_argument("--epochs", type=int, default=8, help="passes over the training records (default 8)")
+    ap.add_argument("--valid-every", type=int, default=10,
+                    help="hold out one records file in this many for validation (default 10)")
+    ap.add_argument("--init", help="start from this checkpoint's network instead of a fresh one")
+    ap.add_argument("overrides", nargs="*", help="config overrides key=value")
+    args = ap.parse_intermixed_args(argv)
+    try:
+        cfg = load_config(args.config, args.overrides)
+        rows = fit(cfg, args.records, args.out, args.epochs, args.valid_every, args.init)
+    except (ConfigError, OSError, ValueError) as e:
+        print(f"exit_fit.py: error: {e}", file=sys.stderr)
+        return 2
+    Path(str(args.out) + ".json").write_text(json.dumps(rows, indent=1))
+    best = min(rows, key=lambda r: r["valid_loss"])
+    print(f"wrote {args.out} (epoch {best['epoch']}, validation loss {best['valid_loss']:.4f}, "
+          f"accuracy on departures {best['valid_departs']:.3f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
