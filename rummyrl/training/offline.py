@@ -89,6 +89,10 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     per_epoch = max(1, len(train["target"]) // cfg.minibatch_size)
     log(f"{len(train['target'])} training and {len(valid['target'])} validation decisions from {files} files; "
         f"{per_epoch} minibatches per epoch")
+    if cfg.net.features == "expert":  # the prior is the expert's preference: its argmax is the expert's move
+        prior = np.where(valid["mask"], valid["prior"].astype(np.float32), -np.inf)
+        log(f"the expert alone agrees with the teacher on {(prior.argmax(1) == valid['target']).mean():.4f} "
+            f"of the validation decisions")
     rows, best = [], None
     for epoch in range(epochs + 1):
         row = {"epoch": epoch}
