@@ -296,6 +296,12 @@ def test_saved_search_records_distil_again_offline(tmp_path):
     rec = exit_mod.load_records(tmp_path / "run" / "records")
     assert len(rec["target"]) == tr.exit_buffer.size  # every record the run trained on, once
     assert rec["mask"][np.arange(len(rec["target"])), rec["target"]].all()
+    # a run resumed from an older checkpoint writes the same iteration numbers again: both kept
+    update = int(files[0].stem.split("_")[1])
+    again = exit_mod.save_records(tmp_path / "run" / "records", update, {k: v[:3] for k, v in rec.items()})
+    assert again.name == f"{files[0].stem}_1.npz" and files[0].is_file()
+    assert len(exit_mod.load_records(tmp_path / "run" / "records")["target"]) == len(rec["target"]) + 3
+    again.unlink()
 
     fit_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
         "net.prior_scale=0", "net.features=engine", "net.hidden=64", "learning_rate=0.003", "minibatch_size=64"])

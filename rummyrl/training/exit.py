@@ -43,7 +43,9 @@ distilled again offline with other settings (:mod:`.offline`, ``scripts/exit_fit
 
 from __future__ import annotations
 
+import os
 import typing
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -228,33 +230,41 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
     return concat_records(finished)
 
 
-def save_records(folder, update: int, records: dict[str, np.ndarray]) -> None:
+def save_records(folder, update: int, records: dict[str, np.ndarray]) -> Path | None:
     """Write one iteration's records as ``folder/records_<update>.npz``, through a temporary
-    file renamed into place, so a killed run leaves only whole files."""
-    import os
-    from pathlib import Path
-
+    file renamed into place, so a killed run leaves only whole files. A name already taken
+    (a run resumed from a checkpoint older than its last records) gets a suffix: saved
+    records are never overwritten."""
     if not records:
-        return
+        return None
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".records_{update:06d}.tmp.npz"
+    out, n = folder / f"records_{update:06d}.npz", 0
+    while out.exists():
+        n += 1
+        out = folder / f"records_{update:06d}_{n}.npz"
+    tmp = folder / f".{out.stem}.tmp.npz"
     np.savez_compressed(tmp, **records)
-    os.replace(tmp, folder / f"records_{update:06d}.npz")
+    os.replace(tmp, out)
+    return out
+
+
+def record_files(folder) -> list[Path]:
+    """The files :func:`save_records` wrote to ``folder``, in iteration order."""
+    files = sorted(Path(folder).glob("records_*.npz"))
+    if not files:
+        raise FileNotFoundError(f"no records_*.npz in {folder}: make them with exit.save_records=true")
+    return files
+
+
+def read_records(path) -> dict[str, np.ndarray]:
+    with np.load(path) as z:
+        return {k: z[k] for k in z.files}
 
 
 def load_records(folder) -> dict[str, np.ndarray]:
     """Every record :func:`save_records` wrote to ``folder``, in iteration order."""
-    from pathlib import Path
-
-    files = sorted(Path(folder).glob("records_*.npz"))
-    if not files:
-        raise FileNotFoundError(f"no records_*.npz in {folder}: make them with exit.save_records=true")
-    parts = []
-    for f in files:
-        with np.load(f) as z:
-            parts.append({k: z[k] for k in z.files})
-    return concat_records(parts)
+    return concat_records([read_records(f) for f in record_files(folder)])
 
 
 def distill(net: PolicyNet, opt: torch.optim.Optimizer, buffer: ReplayBuffer, batches: int, size: int,

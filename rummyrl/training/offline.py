@@ -23,7 +23,7 @@ import torch
 from rummyrl.agents.neural import PolicyNet, build_net, game_io, load_checkpoint, save_checkpoint
 
 from .config import TrainConfig
-from .exit import ReplayBuffer, concat_records, distill
+from .exit import ReplayBuffer, concat_records, distill, read_records, record_files
 
 
 def load_split(folder: str | Path, valid_every: int) -> tuple[dict, dict, int]:
@@ -31,14 +31,13 @@ def load_split(folder: str | Path, valid_every: int) -> tuple[dict, dict, int]:
     file (the last of each run of ``valid_every``) held out for validation."""
     if valid_every < 2:
         raise ValueError(f"valid_every must be >= 2 (one file in valid_every is held out), got {valid_every}")
-    files = sorted(Path(folder).glob("records_*.npz"))
+    files = record_files(folder)
     if len(files) < valid_every:
         raise ValueError(f"{folder} holds {len(files)} records_*.npz files; at least {valid_every} are needed "
-                         f"(one in {valid_every} is held out): make them with exit.save_records=true")
+                         f"(one in {valid_every} is held out)")
     train, valid = [], []
     for i, f in enumerate(files):
-        with np.load(f) as z:
-            (valid if i % valid_every == valid_every - 1 else train).append({k: z[k] for k in z.files})
+        (valid if i % valid_every == valid_every - 1 else train).append(read_records(f))
     return concat_records(train), concat_records(valid), len(files)
 
 
@@ -89,7 +88,7 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     per_epoch = max(1, len(train["target"]) // cfg.minibatch_size)
     log(f"{len(train['target'])} training and {len(valid['target'])} validation decisions from {files} files; "
         f"{per_epoch} minibatches per epoch")
-    if cfg.net.features == "expert":  # the prior is the expert's preference: its argmax is the expert's move
+    if net.cfg.features == "expert":  # the prior is the expert's preference: its argmax is the expert's move
         prior = np.where(valid["mask"], valid["prior"].astype(np.float32), -np.inf)
         log(f"the expert alone agrees with the teacher on {(prior.argmax(1) == valid['target']).mean():.4f} "
             f"of the validation decisions")
