@@ -542,10 +542,11 @@ def save_chart(t: Tournament, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def write_outputs(t: Tournament, out: Path) -> tuple[Path, Path]:
+def write_outputs(t: Tournament, out: Path, about: dict | None = None) -> tuple[Path, Path]:
+    """``results.json`` (with ``about``, if given, beside the results) and ``results.png``."""
     out.mkdir(parents=True, exist_ok=True)
     jpath, ppath = out / "results.json", out / "results.png"
-    jpath.write_text(json.dumps(t.to_dict(), indent=2))
+    jpath.write_text(json.dumps({**t.to_dict(), **(about or {})}, indent=2))
     save_chart(t, ppath)
     return jpath, ppath
 

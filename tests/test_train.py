@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +35,8 @@ def test_smoke_run_of_the_script_then_evaluate_loads_its_checkpoint(tmp_path):
         assert (run / name).is_file(), name
     assert list(run.glob("events.out.tfevents.*")), "no TensorBoard log"
     assert "| policy | simple |" in out.stdout and "| policy | expert |" in out.stdout
+    evaluated = json.loads((run / "eval" / "results.json").read_text())["evaluated"]
+    assert evaluated.startswith(str(run / "best.pt")) and "minutes" in evaluated
     ev = subprocess.run([sys.executable, "evaluate.py", str(run / "final.pt"), "simple", "--games", "4",
                          "--quiet", "--out", str(tmp_path / "ev")], cwd=ROOT, capture_output=True, text=True,
                         timeout=300)

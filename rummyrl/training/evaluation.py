@@ -116,6 +116,7 @@ def final_report(tr: Trainer, games: int | None = None) -> None:
     print(f"\nevaluating {what} on fresh deals ({games} games per opponent) ...", file=sys.stderr)
     t = evaluate_policy(net, cfg, games, FINAL_EVAL_SEED, opponents=cfg.eval.opponents)
     print(evaluate.format_table(t))
-    jpath, ppath = evaluate.write_outputs(t, tr.run_dir / "eval")
+    # which network the table is of: best.pt may be the untrained one when the curve only fell
+    jpath, ppath = evaluate.write_outputs(t, tr.run_dir / "eval", {"evaluated": what})
     curve = plot_learning_curve(tr.run_dir, players=cfg.num_players)
     print(f"\nwrote {jpath}, {ppath}" + (f" and {curve}" if curve else ""))
