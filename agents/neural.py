@@ -354,16 +354,22 @@ def load_pretrained(game: str = "gin", seed: int | None = None, num_players: int
     return NeuralAgent(build_net(data), name="pretrained", seed=seed)
 
 
-def export_weights(src: str | Path, dst: str | Path, about: dict | None = None) -> Path:
-    """Write the network of checkpoint ``src`` alone (no optimizer, games or snapshots),
-    with ``about`` (where it came from, what it measured), to ``dst``: a small file that
+def save_weights(dst: str | Path, game: str, num_players: int, net_config: dict, model: dict,
+                 train_config: dict | None = None, about: dict | None = None) -> Path:
+    """Write a network alone (no optimizer, games or snapshots), with the config that
+    trained it and ``about`` (where it came from, what it measured): a small file that
     loads like any checkpoint."""
-    data = load_checkpoint(src)
-    keep = {k: data[k] for k in ("game", "num_players", "net_config", "model")}
-    keep["train_config"] = data.get("train_config", {})
-    keep["about"] = dict(about or {})
-    save_checkpoint(dst, keep)
+    save_checkpoint(dst, {"game": game, "num_players": num_players, "net_config": net_config,
+                          "model": {k: v.detach().cpu() for k, v in model.items()},
+                          "train_config": dict(train_config or {}), "about": dict(about or {})})
     return Path(dst)
+
+
+def export_weights(src: str | Path, dst: str | Path, about: dict | None = None) -> Path:
+    """The network of checkpoint ``src`` alone, written to ``dst`` (:func:`save_weights`)."""
+    data = load_checkpoint(src)
+    return save_weights(dst, data["game"], data["num_players"], data["net_config"], data["model"],
+                        data.get("train_config"), about)
 
 
 def net_config_dict(cfg: NetConfig) -> dict:

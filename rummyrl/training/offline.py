@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from rummyrl.agents.neural import PolicyNet, build_net, game_io, load_checkpoint, save_checkpoint
+from rummyrl.agents.neural import PolicyNet, build_net, game_io, load_checkpoint, save_weights
 
 from .config import TrainConfig
 from .exit import ReplayBuffer, concat_records, distill, read_records, record_files
@@ -66,7 +66,8 @@ def validate(net: PolicyNet, rec: dict, size: int = 4096) -> dict:
 def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, valid_every: int = 10,
         init: str | Path | None = None, log=print) -> list[dict]:
     """Train a network (``cfg.net``, or the one of checkpoint ``init``) on the records of
-    ``folder``: ``epochs`` passes of ``minibatch_size`` minibatches, the loss of
+    ``folder``: ``epochs`` epochs, each as many minibatches of ``minibatch_size`` (drawn
+    with replacement) as the training records fill, the loss of
     :func:`~.exit.distill` (``exit.depart_weight``, ``vf_coef``), Adam at ``learning_rate``.
     Writes the epoch with the lowest validation loss to ``out``; returns one row of
     metrics per epoch (epoch 0: before training)."""
@@ -104,8 +105,6 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
         log("  ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()))
         if best is None or row["valid_loss"] < best:
             best = row["valid_loss"]
-            save_checkpoint(out, {"game": cfg.game, "num_players": cfg.num_players, "net_config": net_cfg,
-                                  "model": {k: v.cpu() for k, v in net.state_dict().items()},
-                                  "train_config": dataclasses.asdict(cfg),
-                                  "about": {"source": f"offline distillation of {folder}", "epoch": epoch}})
+            save_weights(out, cfg.game, cfg.num_players, net_cfg, net.state_dict(), dataclasses.asdict(cfg),
+                         {"source": f"offline distillation of {folder}", "epoch": epoch})
     return rows
