@@ -10,6 +10,11 @@ rule-based expert's preference over actions is both an input and a *prior* on th
 with the head initialised to zero, so an untrained network already plays like a
 softened expert and training learns corrections.
 
+With ``card_head`` (:class:`CardHead`) a card action's logit also gets a score of its
+card, computed by one small convolution over the 4 x 13 card grid for all 52 cards: one
+lesson about a card ("take a discard that joins two of my cards") then holds for every
+card, where one output row per action learns each card apart.
+
 A **plain network** has no expert in it: ``features="engine"`` or ``"none"`` (with
 ``prior_scale = 0``) replaces the expert's preference, as input, by per-action facts the
 engine computes (:func:`action_features`: the deadwood left after each discard, and
@@ -150,6 +155,16 @@ class NetConfig:
     a learned card embedding, mean-pooled (a DeepSets summary of the card layout)."""
     card_dim: int = 32
     """Width of the card-set encoder."""
+    card_head: bool = False
+    """Score each card action by its card (:class:`CardHead`): a small convolution over the
+    4 x 13 grid of the card planes (runs along a suit, sets across the suits), with the
+    trunk's summary of the game added at every card, gives each card a feature vector, and
+    discarding, knocking with, laying off or taking a card adds a learned linear score of
+    its card's vector to that action's logit (a meld: the mean over its cards). One weight
+    vector per kind of action, shared by the 52 cards, so a lesson about one card holds for
+    all; zero at the start, like the head."""
+    card_channels: int = 64
+    """Width of the card head's convolution."""
     prior_scale: float = 1.0
     """Weight of the expert's preference added to the logits (0 for a plain network)."""
     features: str = "expert"
@@ -199,6 +214,7 @@ class PolicyNet(nn.Module):
             group[gin.KNOCK:gin.BIG_GIN] = 2
             self.register_buffer("feature_group", group, persistent=False)
             self.feature_skip = nn.Parameter(torch.zeros(3))
+        self.cards = CardHead(io, cfg.card_channels, d) if cfg.card_head else None
         self.value = nn.Linear(d, 1)
         nn.init.orthogonal_(self.value.weight, 1.0)
         nn.init.zeros_(self.value.bias)
@@ -215,12 +231,85 @@ class PolicyNet(nn.Module):
             parts.append(self.card_mlp(cards).mean(1))
         h = self.trunk(torch.cat(parts, dim=1))
         logits = self.policy(h)
+        if self.cards is not None:
+            logits = logits + self.cards(obs, prior, mask, h)
         if self.cfg.prior_scale:
             logits = logits + self.cfg.prior_scale * prior
         if self.cfg.features == "engine":
             logits = logits + self.feature_skip[self.feature_group] * prior.clamp(-30.0, 20.0)
         logits = logits.masked_fill(~mask, ILLEGAL_LOGIT)
         return logits, self.value(h).squeeze(1)
+
+
+def card_actions(game: str) -> tuple[np.ndarray, list[slice], int, slice]:
+    """How a game's actions name cards, for :class:`CardHead`: ``(member, blocks, take,
+    top)`` with ``member`` ``(52, K, A)`` float32 (action ``a`` of kind ``k`` scores
+    ``member[:, k, a]`` times its cards' scores: one card for a discard, a knock or a
+    lay-off, the mean of its cards for a meld), ``blocks`` the action blocks of one action
+    per card (their features and legality are card-grid inputs), ``take`` the action that
+    takes the top discard (its card is the observation's ``top_discard`` plane) and
+    ``top`` that plane's slice. The last kind is the take."""
+    if game == "gin":
+        from rummyrl import gin as g
+
+        blocks = [slice(g.DISCARD, g.DISCARD + 52), slice(g.KNOCK, g.KNOCK + 52)]
+        member = np.zeros((52, len(blocks) + 1, g.NUM_ACTIONS), np.float32)
+        for k, b in enumerate(blocks):
+            member[np.arange(52), k, np.arange(b.start, b.stop)] = 1.0
+        return member, blocks, g.TAKE_DISCARD, g.OBS_LAYOUT["top_discard"]
+    from rummyrl import melds
+    from rummyrl import rummy as r
+
+    blocks = [slice(r.DISCARD, r.DISCARD + 52)]
+    member = np.zeros((52, 4, r.NUM_ACTIONS), np.float32)
+    member[np.arange(52), 0, np.arange(r.DISCARD, r.DISCARD + 52)] = 1.0
+    for m, cards in enumerate(melds.MELDS):
+        member[list(cards), 1, r.MELD + m] = 1.0 / len(cards)
+    lay = np.arange(r.LAYOFF, r.NUM_ACTIONS)
+    member[(lay - r.LAYOFF) % 52, 2, lay] = 1.0
+    return member, blocks, r.TAKE_DISCARD, r.OBS_LAYOUT["top_discard"]
+
+
+class CardHead(nn.Module):
+    """Per-card scores of the card actions (``NetConfig.card_head``).
+
+    The card planes of the observation, with the network's per-action input and legality
+    of the one-card-per-action blocks (discards; Gin also knocks) as more planes, are laid
+    on the 4 x 13 grid of suits by ranks. Each of two layers adds a convolution along the
+    suit (five ranks wide: runs, which do not wrap, C-1) and one across the four suits of a
+    rank (sets); the first also adds a learned vector per card (the convolutions alone would
+    not know a card's rank, and with it its value) and a projection of the trunk's summary
+    ``h`` of the game. A linear score per kind of action of each card's vector is the correction
+    to the logits of the actions on that card (:func:`card_actions`)."""
+
+    def __init__(self, io: GameIO, channels: int, context: int):
+        super().__init__()
+        member, blocks, take, top = card_actions(io.game)
+        self.blocks, self.take, self.top, self.planes = blocks, take, top, io.card_planes
+        kinds = member.shape[1]
+        self.register_buffer("member", torch.from_numpy(member.reshape(52 * kinds, -1)), persistent=False)
+        cin = io.card_planes + 2 * len(blocks)
+        self.run1 = nn.Conv2d(cin, channels, (1, 5), padding=(0, 2))
+        self.set1 = nn.Conv2d(cin, channels, (4, 1))
+        self.where = nn.Parameter(torch.zeros(1, channels, 4, 13))  # which card: its rank, suit, value
+        self.context = nn.Linear(context, channels)
+        self.run2 = nn.Conv2d(channels, channels, (1, 5), padding=(0, 2))
+        self.set2 = nn.Conv2d(channels, channels, (4, 1))
+        self.score = nn.Linear(channels, kinds, bias=False)
+        nn.init.zeros_(self.score.weight)
+
+    def forward(self, obs, prior, mask, h):
+        B = obs.shape[0]
+        grid = [obs[:, : self.planes * 52].reshape(B, self.planes, 52)]
+        for b in self.blocks:
+            grid += [prior[:, b].clamp(-30.0, 20.0)[:, None] * 0.1, mask[:, b].float()[:, None]]
+        x = torch.cat(grid, 1).reshape(B, -1, 4, 13)
+        x = torch.relu(self.run1(x) + self.set1(x) + self.where + self.context(h)[:, :, None, None])
+        x = torch.relu(self.run2(x) + self.set2(x))
+        s = self.score(x.reshape(B, x.shape[1], 52).transpose(1, 2))  # (B, 52, kinds)
+        out = s.reshape(B, -1) @ self.member
+        take = (obs[:, self.top] * s[:, :, -1]).sum(1)
+        return out.index_add(1, torch.tensor([self.take], device=obs.device), take[:, None])
 
 
 def sample_actions(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
