@@ -1,0 +1,74 @@
+"""PhaseSplitAgent and scripts/search_where.py: the draw decisions go to one agent and
+every other position to the other, on both games, and the script plays all four."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rummyrl import gin, rummy
+from rummyrl.agents import load_agent
+from rummyrl.agents.split import PhaseSplitAgent, draw_rows
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def positions(eng, game, n=48, steps=30):
+    """Positions of every phase: expert games a varying number of moves in."""
+    expert = load_agent("expert", game=game)
+    st = eng.init(n, seed=3)
+    obs, masks = [], []
+    for _ in range(steps):
+        live = ~st.game_over
+        o = eng.observe(st)
+        obs.append(o[live])
+        masks.append(st.mask[live])
+        a = np.zeros(n, np.int64)
+        a[live] = expert.act(o[live], st.mask[live])
+        eng.step(st, a, inplace=True, active=live)
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+@pytest.mark.parametrize("eng, game, draws", [(gin, "gin", (gin.DRAW_STOCK, gin.TAKE_DISCARD, gin.PASS)),
+                                               (rummy, "rummy", (rummy.DRAW_STOCK, rummy.TAKE_DISCARD))])
+def test_the_draw_goes_to_one_agent_and_the_rest_of_the_turn_to_the_other(eng, game, draws):
+    obs, masks = positions(eng, game)
+    drawing = draw_rows(game, masks)
+    assert 0.2 < drawing.mean() < 0.8  # both kinds of position are in the sample
+    # a draw decision allows draw actions only; the rest of a turn allows none of them
+    others = np.ones(masks.shape[1], bool)
+    others[list(draws)] = False
+    assert not masks[drawing][:, others].any() and not masks[~drawing][:, list(draws)].any()
+    random_, expert = load_agent("random", game=game, seed=1), load_agent("expert", game=game)
+    split = PhaseSplitAgent(random_, expert)
+    random_.reset(5)
+    got = split.act(obs, masks)
+    random_.reset(5)
+    want = expert.act(obs, masks)
+    want[drawing] = random_.act(obs[drawing], masks[drawing])
+    assert (got == want).all() and masks[np.arange(len(got)), got].all()
+    assert (got[drawing] != expert.act(obs[drawing], masks[drawing])).any()  # the random drawer was used
+
+
+def test_agents_of_two_games_are_refused():
+    with pytest.raises(ValueError, match="same game"):
+        PhaseSplitAgent(load_agent("simple", game="gin"), load_agent("simple", game="rummy"))
+
+
+def test_search_where_plays_the_four_agents_on_the_same_deals(tmp_path):
+    out = tmp_path / "where.json"
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "search_where.py"), "--teacher", "simple",
+                        "--base", "random", "--opponent", "random", "--games", "8", "--out", str(out)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(out.read_text())["results"]
+    assert [x["agent"] for x in rows] == ["base", "teacher", "teacher at the draw", "teacher but the draw"]
+    assert all(x["games"] == 8 and x["ci95"][0] <= x["win_rate"] <= x["ci95"][1] for x in rows)
+    bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "search_where.py"), "--teacher", "nobody"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert bad.returncode == 2 and "unknown agent 'nobody'" in bad.stderr
