@@ -135,6 +135,7 @@ def test_masked_logits_carry_no_probability_and_finite_entropy():
     (["device=tpu"], ["device", "tpu"]),
     (["workers=-1"], ["workers"]),
     (["workers=600"], ["workers", "num_envs"]),
+    (["net.card_channels=0"], ["net.card_channels"]),
 ])
 def test_config_errors_name_the_key(override, words):
     with pytest.raises(train.ConfigError) as e:

@@ -275,6 +275,7 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     need(all(v >= 0 for v in w.values()) and sum(w.values()) > 0,
          f"opponents weights must be >= 0 and not all 0, got {w}")
     need(cfg.net.hidden > 0 and cfg.net.layers >= 1, f"net.hidden and net.layers must be positive, got {cfg.net}")
+    need(cfg.net.card_channels > 0, f"net.card_channels must be positive, got {cfg.net.card_channels}")
     need(cfg.eval.unit in ("game", "hand"), f"eval.unit must be 'game' or 'hand', got {cfg.eval.unit!r}")
     need(cfg.eval.games > 0 and cfg.eval.final_games >= 0, "eval.games must be > 0 and eval.final_games >= 0")
     need(cfg.eval.max_hands >= 0, f"eval.max_hands must be >= 0 (0: the rules' cap), got {cfg.eval.max_hands}")

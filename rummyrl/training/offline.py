@@ -69,7 +69,8 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     ``folder``: ``epochs`` epochs, each as many minibatches of ``minibatch_size`` (drawn
     with replacement) as the training records fill, the loss of
     :func:`~.exit.distill` (``exit.depart_weight``, ``vf_coef``), Adam at ``learning_rate``
-    (with ``lr_schedule: linear``, falling by epoch to zero).
+    (with ``lr_schedule: linear``, lowered each epoch: epoch ``e`` of ``E`` at
+    ``(E - e + 1) / E`` of it).
     Writes the epoch with the lowest validation loss to ``out``; returns one row of
     metrics per epoch (epoch 0: before training)."""
     if epochs < 1:
@@ -98,7 +99,7 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     for epoch in range(epochs + 1):
         row = {"epoch": epoch}
         if epoch:
-            if cfg.lr_schedule == "linear":  # to zero over the epochs: the last ones settle
+            if cfg.lr_schedule == "linear":  # lower each epoch: the last ones settle
                 for group in opt.param_groups:
                     group["lr"] = cfg.learning_rate * (1.0 - (epoch - 1) / epochs)
             row.update({f"train_{k}": v for k, v in distill(net, opt, buffer, per_epoch, cfg.minibatch_size,
