@@ -1,4 +1,4 @@
-"""``PhaseSplitAgent``: one agent makes the draw decisions, another the rest of the turn.
+"""``PhaseSplitAgent``: one agent makes one kind of decision (the draw, or Gin's knock), another the rest.
 
 A tool for finding where a strong agent's edge lies before distilling it: put search at
 the draw only and the expert everywhere else (and the other way round), play the same
@@ -9,6 +9,11 @@ A *draw decision* is a position whose mask allows a draw action: drawing from th
 taking the top discard, or (Gin) passing the upcard. The engines allow these only at the
 start of a turn, so every other position is the rest of the turn (discards, knocks,
 melds, lay-offs).
+
+A *knock decision* (Gin only) is a position whose mask allows a knock or big gin: the
+player may end the hand, or discard and play on. In Gin, search's edge over the expert
+lies in the rest of the turn, not in the draw (README, "Expert iteration"); the knock
+split says how much of it is the choice to end the hand.
 """
 
 from __future__ import annotations
@@ -36,28 +41,46 @@ def draw_rows(game: str, action_masks: np.ndarray) -> np.ndarray:
     return np.asarray(action_masks, bool)[:, list(draw_actions(game))].any(1)
 
 
-class PhaseSplitAgent(Agent):
-    """``draw`` acts at draw decisions, ``rest`` at every other position."""
+def knock_rows(game: str, action_masks: np.ndarray) -> np.ndarray:
+    """``(B,)`` bool: which positions (Gin only) allow ending the hand by a knock or gin."""
+    if game != "gin":
+        raise ValueError(f"knock decisions exist in Gin only, not in {game!r}; use phase='draw'")
+    from rummyrl import gin
 
-    def __init__(self, draw: Agent, rest: Agent, name: str | None = None):
-        if draw.game != rest.game:
-            raise ValueError(f"both agents must play the same game: {draw!r} plays {draw.game!r}, "
+    return np.asarray(action_masks, bool)[:, gin.KNOCK:].any(1)
+
+
+#: the kinds of decision a PhaseSplitAgent can hand to its first agent
+PHASES = {"draw": draw_rows, "knock": knock_rows}
+
+
+class PhaseSplitAgent(Agent):
+    """``inside`` acts at the ``phase``'s decisions (draw decisions by default), ``rest`` at
+    every other position."""
+
+    def __init__(self, inside: Agent, rest: Agent, name: str | None = None, phase: str = "draw"):
+        if inside.game != rest.game:
+            raise ValueError(f"both agents must play the same game: {inside!r} plays {inside.game!r}, "
                              f"{rest!r} plays {rest.game!r}")
-        self.draw, self.rest, self.game = draw, rest, draw.game
-        self.name = name or f"{draw.name} draws, {rest.name} plays"
+        if phase not in PHASES:
+            raise ValueError(f"unknown phase {phase!r}; choose one of {sorted(PHASES)}")
+        if phase == "knock" and inside.game != "gin":
+            raise ValueError(f"knock decisions exist in Gin only, not in {inside.game!r}; use phase='draw'")
+        self.inside, self.rest, self.game, self.phase = inside, rest, inside.game, phase
+        self.name = name or f"{inside.name} at the {phase}, {rest.name} elsewhere"
 
     def reset(self, seed: int | None = None) -> None:
-        self.draw.reset(seed)
+        self.inside.reset(seed)
         self.rest.reset(seed)
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(action_masks, bool)
-        drawing = draw_rows(self.game, masks)
+        chosen = PHASES[self.phase](self.game, masks)
         out = np.empty(len(masks), np.int64)
-        for agent, rows in ((self.draw, drawing), (self.rest, ~drawing)):
+        for agent, rows in ((self.inside, chosen), (self.rest, ~chosen)):
             if rows.any():
                 out[rows] = agent.act(observations[rows], masks[rows])
         return out
 
     def __repr__(self) -> str:
-        return f"PhaseSplitAgent(draw={self.draw!r}, rest={self.rest!r})"
+        return f"PhaseSplitAgent(inside={self.inside!r}, rest={self.rest!r}, phase={self.phase!r})"

@@ -1,15 +1,21 @@
-"""Where does a teacher's edge lie: at the draw, or in the rest of the turn?
+"""Where does a teacher's edge lie: at the draw (or Gin's knock), or in the rest of the turn?
 
 Plays the same deals four times against ``--opponent``: the base agent alone, the teacher
-alone, the teacher at the draw decisions only (the base agent plays the rest of each
-turn), and the teacher everywhere but the draw (agents/split.py). A network distilled
+alone, the teacher at the ``--phase``'s decisions only (``draw``, the default, or ``knock``:
+Gin positions that allow ending the hand; the base agent plays the rest), and the teacher
+everywhere but there (agents/split.py). ``--split-only`` skips the first two, which do not
+depend on the phase. A network distilled
 from the teacher can only keep the edge its decisions carry; this says which decisions
 those are before the search data are paid for.
 
     python scripts/search_where.py --game rummy --unit hand --games 400 --seed 777
     python scripts/search_where.py --teacher search:worlds=128 --opponent expert --games 200
+    python scripts/search_where.py --game gin --phase knock --split-only --opponent expert
 
-Prints one line per agent (win rate, 95% interval) and writes them to ``--out`` as JSON.
+Prints one line per agent (win rate, 95% interval, points per hand of each side) and writes
+them to ``--out`` as JSON. In Gin, read the points as well as the hands won: a player that
+knocks early wins more hands and fewer points (an expert that knocks with up to 7 deadwood
+won 60.8% of 400 hands against the expert and 27.0% of 1,000 games).
 """
 
 from __future__ import annotations
@@ -34,14 +40,17 @@ def main(argv=None) -> int:
     ap.add_argument("--unit", choices=["game", "hand"], default="hand")
     ap.add_argument("--players", type=int, default=4, help="Rummy: players per game (default 4)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--phase", choices=["draw", "knock"], default="draw",
+                    help="the decisions the teacher takes alone (knock: Gin only)")
+    ap.add_argument("--split-only", action="store_true", help="play only the two split agents")
     ap.add_argument("--out", help="write the results here as JSON")
     args = ap.parse_args(argv)
     try:
         teacher = load_agent(args.teacher, game=args.game, seed=args.seed)
         base = load_agent(args.base, game=args.game, seed=args.seed)
-        agents = {"base": base, "teacher": teacher,
-                  "teacher at the draw": PhaseSplitAgent(teacher, base),
-                  "teacher but the draw": PhaseSplitAgent(base, teacher)}
+        agents = {} if args.split_only else {"base": base, "teacher": teacher}
+        agents[f"teacher at the {args.phase}"] = PhaseSplitAgent(teacher, base, phase=args.phase)
+        agents[f"teacher but the {args.phase}"] = PhaseSplitAgent(base, teacher, phase=args.phase)
         rows = []
         for label, agent in agents.items():
             t = evaluate.run_tournament(["a", args.opponent], game=args.game, games=args.games, unit=args.unit,
@@ -49,9 +58,11 @@ def main(argv=None) -> int:
                                         agents={"a": agent})
             p = t.pairings[0]
             lo, hi = p.interval
-            rows.append({"agent": label, "win_rate": p.win_rate, "ci95": [lo, hi], "games": p.games})
+            pts = [p.points_hand[p.a], p.points_hand[p.b]]
+            rows.append({"agent": label, "win_rate": p.win_rate, "ci95": [lo, hi], "games": p.games,
+                         "points_per_hand": pts})
             print(f"{label:22s} {100 * p.win_rate:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] of {p.games} "
-                  f"{args.unit}s against {args.opponent}", flush=True)
+                  f"{args.unit}s against {args.opponent}, points per hand {pts[0]:.1f} vs {pts[1]:.1f}", flush=True)
     except (OSError, ValueError) as e:
         print(f"search_where.py: error: {e}", file=sys.stderr)
         return 2

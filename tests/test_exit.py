@@ -135,6 +135,23 @@ def test_softmax_targets_in_a_tiny_run_follow_search_values(tmp_path):
         train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.target=softmax", "exit.teacher=expert"])
 
 
+def test_a_knock_phase_run_records_only_the_knock_decisions(tmp_path):
+    """exit.phase=knock: the teacher plays (and is recorded at) the positions that allow a
+    knock, the network everywhere else; a draw-phase run records only draws."""
+    from rummyrl.agents.split import draw_rows, knock_rows
+
+    for phase, rows in (("knock", knock_rows), ("draw", draw_rows)):
+        cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
+                                TINY_EXIT + [f"exit.phase={phase}", "rollout_steps=40", "total_steps=1440"])
+        tr = train.train(cfg, run_dir=tmp_path / phase, progress=False)
+        n = tr.exit_buffer.size
+        mask = tr.exit_buffer.data["mask"][:n]
+        assert n > 0 and rows("gin", mask).all(), f"{phase}: a recorded decision is not one of the phase's"
+        assert mask[np.arange(n), tr.exit_buffer.data["target"][:n]].all()
+    with pytest.raises(train.ConfigError, match="knock needs game gin"):
+        train.load_config(ROOT / "configs" / "rummy_exit.yaml", ["exit.phase=knock"])
+
+
 def test_search_decide_reports_the_values_its_choice_came_from():
     obs, mask = positions(24, steps=7)
     agent = load_agent("search:worlds=8,z=0", game="gin", seed=3)
@@ -223,6 +240,7 @@ def test_engine_features_are_the_deadwood_arithmetic():
     (["algo=exit", "exit.depart_weight=0"], ["exit.depart_weight"]),
     (["algo=exit", "exit.target=visits"], ["exit.target", "visits"]),
     (["algo=exit", "exit.temperature=-1"], ["exit.temperature"]),
+    (["algo=exit", "exit.phase=meld"], ["exit.phase", "meld"]),
 ])
 def test_config_errors_of_the_new_keys(override, words):
     with pytest.raises(train.ConfigError) as e:

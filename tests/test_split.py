@@ -13,7 +13,7 @@ import pytest
 
 from rummyrl import gin, rummy
 from rummyrl.agents import load_agent
-from rummyrl.agents.split import PhaseSplitAgent, draw_rows
+from rummyrl.agents.split import PhaseSplitAgent, draw_rows, knock_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,6 +55,33 @@ def test_the_draw_goes_to_one_agent_and_the_rest_of_the_turn_to_the_other(eng, g
     assert (got[drawing] != expert.act(obs[drawing], masks[drawing])).any()  # the random drawer was used
 
 
+def test_the_knock_decisions_go_to_one_agent_and_every_other_position_to_the_other():
+    obs, masks = positions(gin, "gin", n=256, steps=60)
+    knocking = knock_rows("gin", masks)
+    assert 20 < knocking.sum() < 0.5 * len(masks)  # late positions with low deadwood
+    # a knock decision is a discard (the knock discards too): no draw there, and a discard
+    # of the card the knock would discard is always also allowed
+    assert not draw_rows("gin", masks[knocking]).any()
+    knock_cards = masks[knocking][:, gin.KNOCK:gin.KNOCK + gin.NUM_CARDS]
+    assert (masks[knocking][:, gin.DISCARD:gin.KNOCK] >= knock_cards).all()
+    expert, simple = load_agent("expert", game="gin"), load_agent("simple", game="gin")
+    got = PhaseSplitAgent(simple, expert, phase="knock").act(obs, masks)
+    want = expert.act(obs, masks)
+    want[knocking] = simple.act(obs[knocking], masks[knocking])
+    assert (got == want).all()
+    # simple knocks as soon as it may; the expert often plays on for gin
+    assert (got[knocking] != expert.act(obs[knocking], masks[knocking])).any()
+
+
+def test_a_knock_split_of_rummy_and_an_unknown_phase_are_refused():
+    with pytest.raises(ValueError, match="Gin only"):
+        PhaseSplitAgent(load_agent("simple", game="rummy"), load_agent("expert", game="rummy"), phase="knock")
+    with pytest.raises(ValueError, match="unknown phase 'meld'; choose one of"):
+        PhaseSplitAgent(load_agent("simple", game="gin"), load_agent("expert", game="gin"), phase="meld")
+    with pytest.raises(ValueError, match="Gin only"):
+        knock_rows("rummy", np.ones((1, rummy.NUM_ACTIONS), bool))
+
+
 def test_agents_of_two_games_are_refused():
     with pytest.raises(ValueError, match="same game"):
         PhaseSplitAgent(load_agent("simple", game="gin"), load_agent("simple", game="rummy"))
@@ -69,6 +96,9 @@ def test_search_where_plays_the_four_agents_on_the_same_deals(tmp_path):
     rows = json.loads(out.read_text())["results"]
     assert [x["agent"] for x in rows] == ["base", "teacher", "teacher at the draw", "teacher but the draw"]
     assert all(x["games"] == 8 and x["ci95"][0] <= x["win_rate"] <= x["ci95"][1] for x in rows)
+    pts = {x["agent"]: x["points_per_hand"] for x in rows}
+    assert all(len(v) == 2 and min(v) >= 0 for v in pts.values())
+    assert pts["teacher"][0] > pts["base"][0]  # simple goes out; random, against random, hardly ever
     bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "search_where.py"), "--teacher", "nobody"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert bad.returncode == 2 and "unknown agent 'nobody'" in bad.stderr

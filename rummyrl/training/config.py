@@ -80,6 +80,12 @@ class ExitConfig:
     """Weight, in the policy loss, of the decisions where search chose other than the
     network did when the data were made (the ones with something to teach); the others
     weigh 1."""
+    phase: str = "all"
+    """Where the teacher plays the learner's seats: ``all`` (every decision), ``draw`` (the
+    draw decisions only) or ``knock`` (Gin: the positions that allow ending the hand only);
+    the network, greedy, plays the rest, and only the teacher's decisions are recorded.
+    Distil search where its edge lies (``scripts/search_where.py`` measures where): in Gin
+    search at the knock alone beats the expert by more than search everywhere does."""
     save_records: bool = False
     """Also write each iteration's finished records to ``<run dir>/records/`` (one
     ``.npz`` per iteration, each written whole), so the costly search data can be distilled
@@ -248,6 +254,10 @@ def _check(cfg: TrainConfig) -> TrainConfig:
              f"exit.target must be 'choice' or 'softmax', got {cfg.exit.target!r}")
         need(cfg.exit.temperature > 0, f"exit.temperature must be > 0, got {cfg.exit.temperature}")
         need(cfg.exit.depart_weight > 0, f"exit.depart_weight must be > 0, got {cfg.exit.depart_weight}")
+        need(cfg.exit.phase in ("all", "draw", "knock"),
+             f"exit.phase must be 'all', 'draw' or 'knock', got {cfg.exit.phase!r}")
+        need(cfg.exit.phase != "knock" or cfg.game == "gin",
+             f"exit.phase=knock needs game gin (Rummy has no knock); got game {cfg.game!r}")
         from rummyrl.agents import load_agent
 
         try:

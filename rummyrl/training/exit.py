@@ -17,6 +17,9 @@ Each iteration of :func:`exit_update`:
    network: cross-entropy of its policy to search's choice (or distribution) plus
    ``vf_coef`` times the squared error of its value to the return, with Adam at
    ``learning_rate``.
+   With ``exit.phase: knock`` (or ``draw``) the teacher plays only those decisions of the
+   learner's seats and the network, greedy, plays the rest; only the teacher's decisions
+   are recorded. Search's cost then goes where its edge is (``scripts/search_where.py``).
 3. **The improved network becomes search's rollout policy** (``exit.rollout: network``: a
    copy of the network, greedy, ranks search's candidates and plays both seats of its
    rollouts) or search keeps the expert (``exit.rollout: expert``, the default, since on two
@@ -51,6 +54,7 @@ import numpy as np
 import torch
 
 from rummyrl.agents.neural import NeuralAgent, PolicyNet, action_features, expert_prior
+from rummyrl.agents.split import PHASES
 
 from .pool import EXPERT, SELF, SNAPSHOT
 from .rollout import _game_stats, _hand_stats
@@ -191,18 +195,24 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
         if rows.size:
             obs, mask = batch.obs[rows], batch.mask[rows]
             feats = action_features(cfg.net.features, cfg.game, obs, mask, cfg.num_players)
-            extra = {}
-            if cfg.exit.target == "softmax":
-                a, cand, values = teacher.decide(obs, mask)
-                extra["pi"] = soft_targets(a, cand, values, cfg.exit.temperature, mask.shape[1]).astype(np.float16)
-            else:
-                a = teacher.act(obs, mask)
             mine = student.act_with_prior(obs, mask, feats)
-            actions[rows] = a
-            departs += int((a != mine).sum())
-            decisions += rows.size
-            pending.add(rows, player[rows], obs=obs.copy(), prior=feats.astype(np.float16), mask=mask.copy(),
-                        target=a.astype(np.int64), net_choice=mine.astype(np.int64), **extra)
+            actions[rows] = mine  # the network plays where the teacher does not
+            taught = np.ones(rows.size, bool) if cfg.exit.phase == "all" else PHASES[cfg.exit.phase](cfg.game, mask)
+            if taught.any():
+                t = np.flatnonzero(taught)
+                obs, mask, feats, mine = obs[t], mask[t], feats[t], mine[t]
+                extra = {}
+                if cfg.exit.target == "softmax":
+                    a, cand, values = teacher.decide(obs, mask)
+                    extra["pi"] = soft_targets(a, cand, values, cfg.exit.temperature,
+                                               mask.shape[1]).astype(np.float16)
+                else:
+                    a = teacher.act(obs, mask)
+                actions[rows[t]] = a
+                departs += int((a != mine).sum())
+                decisions += t.size
+                pending.add(rows[t], player[rows[t]], obs=obs.copy(), prior=feats.astype(np.float16),
+                            mask=mask.copy(), target=a.astype(np.int64), net_choice=mine.astype(np.int64), **extra)
         others = np.flatnonzero(~learner)
         if others.size:
             kind = tr.lane_kind[others]
