@@ -102,7 +102,7 @@ def load_lanes_state(holder, d: dict) -> None:
     the same snapshots)."""
     _set_np_rng_state(holder.rng, d["rng"])
     for k, st in d["baselines"].items():
-        _set_np_rng_state(holder.pool.baselines[int(k)].rng, st)
+        _set_np_rng_state(holder.pool.baseline(int(k)).rng, st)
     for agent, st in zip(holder.pool.snapshots, d["snapshots"]):
         _set_np_rng_state(agent.rng, st)
     load_env_state(holder.env, d["env"])
@@ -158,7 +158,7 @@ def restore(tr: Trainer, data: dict) -> None:
     tr.torch_gen.set_state(data["rng"]["torch"])
     torch.set_rng_state(data["rng"]["torch_global"])
     for k, st in data["rng"]["baselines"].items():
-        _set_np_rng_state(tr.pool.baselines[int(k)].rng, st)
+        _set_np_rng_state(tr.pool.baseline(int(k)).rng, st)
     tr.pool.snapshots = []
     for i, snap in enumerate(data["pool"]):
         copy = PolicyNet(tr.net.io, tr.net.cfg)

@@ -32,6 +32,15 @@ class OpponentPool:
                           for k in range(2, len(KINDS)) if self.weights[k] > 0}
         self.snapshots: list[NeuralAgent] = []
 
+    def baseline(self, k: int):
+        """The rule-based agent of kind ``k``, made on first use: a run resumed with another
+        mixture of opponents finishes its games in progress against the ones they began with."""
+        if k not in self.baselines:
+            from rummyrl.agents import load_agent
+
+            self.baselines[k] = load_agent(KINDS[k], game=self.cfg.game, seed=self.cfg.seed + k)
+        return self.baselines[k]
+
     def draw(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Kinds and snapshot indices for ``n`` new games (no snapshot yet: self-play)."""
         kind = self.rng.choice(len(KINDS), size=n, p=self.weights)
@@ -63,5 +72,5 @@ class OpponentPool:
             elif k == EXPERT:
                 out[rows] = prior[rows].argmax(1)  # the expert plays the argmax of its preference
             else:
-                out[rows] = self.baselines[int(k)].act(obs[rows], mask[rows])
+                out[rows] = self.baseline(int(k)).act(obs[rows], mask[rows])
         return out
