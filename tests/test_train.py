@@ -136,12 +136,37 @@ def test_masked_logits_carry_no_probability_and_finite_entropy():
     (["workers=-1"], ["workers"]),
     (["workers=600"], ["workers", "num_envs"]),
     (["net.card_channels=0"], ["net.card_channels"]),
+    (["eval.best_by=random"], ["eval.best_by", "random", "'simple', 'expert'"]),
 ])
 def test_config_errors_name_the_key(override, words):
     with pytest.raises(train.ConfigError) as e:
         train.load_config(ROOT / "configs" / "gin_rummy.yaml", override)
     for w in words:
         assert w in str(e.value)
+
+
+@pytest.mark.parametrize("best_by", ["mean", "expert", "simple"])
+def test_best_checkpoint_is_chosen_by_eval_best_by(best_by, tmp_path):
+    """The periodic evaluation scores the policy by ``eval.best_by`` and saves best.pt only
+    when that score beats the best so far."""
+    from types import SimpleNamespace
+
+    from rummyrl.training.evaluation import periodic_eval
+
+    cfg = train.load_config(None, [f"eval.best_by={best_by}", "eval.games=20", "eval.unit=hand"])
+    net = PolicyNet(game_io("gin"), NetConfig(hidden=16, layers=1, prior_scale=2.0))
+    saved, logged = [], {}
+    writer = SimpleNamespace(add_scalar=lambda tag, v, step: logged.__setitem__(tag, v), flush=lambda: None)
+    tr = SimpleNamespace(cfg=cfg, net=net, global_step=0, elapsed=0.0, best_score=-1.0, last_eval={},
+                         save=saved.append)
+    periodic_eval(tr, writer)
+    rates = {k: logged[f"eval/win_rate_vs_{k}"] for k in ("simple", "expert")}
+    assert rates["simple"] != rates["expert"]  # the scores below can tell the choices apart
+    want = (rates["simple"] + rates["expert"]) / 2 if best_by == "mean" else rates[best_by]
+    assert tr.last_eval["score"] == pytest.approx(want) and tr.best_score == pytest.approx(want)
+    assert saved == ["best.pt"]
+    periodic_eval(tr, writer)  # the same policy on the same seeds: no better, not saved again
+    assert saved == ["best.pt"]
 
 
 def test_config_file_errors(tmp_path):

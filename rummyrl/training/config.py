@@ -46,6 +46,10 @@ class EvalConfig:
     """Games per opponent in the evaluation after training."""
     opponents: list = field(default_factory=lambda: ["simple", "expert"])
     """Baselines to evaluate against."""
+    best_by: str = "mean"
+    """What makes a checkpoint ``best.pt``: ``mean`` (its mean win rate over ``opponents``)
+    or one opponent's name (its win rate against that one). A run that gains against one
+    baseline while losing against another never beats its start by the mean."""
     unit: str = "game"
     """``game`` (to the target) or ``hand``."""
     max_hands: int = 30
@@ -247,6 +251,8 @@ def _check(cfg: TrainConfig) -> TrainConfig:
 
     need(cfg.game in ("gin", "rummy"), f"game must be 'gin' or 'rummy', got {cfg.game!r}")
     need(cfg.algo in ("ppo", "exit"), f"algo must be 'ppo' or 'exit', got {cfg.algo!r}")
+    need(cfg.eval.best_by == "mean" or cfg.eval.best_by in cfg.eval.opponents,
+         f"eval.best_by must be 'mean' or one of eval.opponents {cfg.eval.opponents}, got {cfg.eval.best_by!r}")
     if cfg.algo == "exit":
         need(cfg.exit.rollout in ("expert", "network"),
              f"exit.rollout must be 'expert' or 'network', got {cfg.exit.rollout!r}")

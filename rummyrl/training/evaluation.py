@@ -49,7 +49,8 @@ def eval_rules(cfg: TrainConfig) -> dict:
 
 def periodic_eval(tr: Trainer, writer) -> None:
     """Evaluate the current policy on the fixed seeds, log it at the current step and save
-    ``best.pt`` when its mean win rate is the best so far."""
+    ``best.pt`` when its score (``eval.best_by``: the mean win rate, or the win rate against
+    one opponent) is the best so far."""
     cfg = tr.cfg
     t = evaluate_policy(tr.net, cfg, cfg.eval.games, EVAL_SEED)
     rates = {p.b: p.win_rate for p in t.pairings}
@@ -58,7 +59,8 @@ def periodic_eval(tr: Trainer, writer) -> None:
     for p in t.pairings:
         writer.add_scalar(f"eval/points_per_game_vs_{p.b}", p.margin_a, tr.global_step)
     writer.add_scalar("eval/minutes", tr.elapsed / 60, tr.global_step)
-    score = float(np.mean(list(rates.values())))
+    by = cfg.eval.best_by
+    score = float(np.mean(list(rates.values()))) if by == "mean" else float(rates[by])
     tr.last_eval = {"step": tr.global_step, "minutes": tr.elapsed / 60, "win_rate": rates, "score": score}
     if score > tr.best_score:
         tr.best_score = score
