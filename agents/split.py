@@ -43,8 +43,7 @@ def draw_rows(game: str, action_masks: np.ndarray) -> np.ndarray:
 
 def knock_rows(game: str, action_masks: np.ndarray) -> np.ndarray:
     """``(B,)`` bool: which positions (Gin only) allow ending the hand by a knock or gin."""
-    if game != "gin":
-        raise ValueError(f"knock decisions exist in Gin only, not in {game!r}; use phase='draw'")
+    check_phase("knock", game)
     from rummyrl import gin
 
     return np.asarray(action_masks, bool)[:, gin.KNOCK:].any(1)
@@ -52,6 +51,15 @@ def knock_rows(game: str, action_masks: np.ndarray) -> np.ndarray:
 
 #: the kinds of decision a PhaseSplitAgent can hand to its first agent
 PHASES = {"draw": draw_rows, "knock": knock_rows}
+
+
+def check_phase(phase: str, game: str) -> None:
+    """Raise ValueError unless ``phase`` is one of :data:`PHASES` and exists in ``game``."""
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r}; choose one of {sorted(PHASES)}")
+    if phase == "knock" and game != "gin":
+        raise ValueError(f"knock needs game gin (knock decisions exist in Gin only), not {game!r}; "
+                         f"use phase='draw'")
 
 
 class PhaseSplitAgent(Agent):
@@ -62,10 +70,7 @@ class PhaseSplitAgent(Agent):
         if inside.game != rest.game:
             raise ValueError(f"both agents must play the same game: {inside!r} plays {inside.game!r}, "
                              f"{rest!r} plays {rest.game!r}")
-        if phase not in PHASES:
-            raise ValueError(f"unknown phase {phase!r}; choose one of {sorted(PHASES)}")
-        if phase == "knock" and inside.game != "gin":
-            raise ValueError(f"knock decisions exist in Gin only, not in {inside.game!r}; use phase='draw'")
+        check_phase(phase, inside.game)
         self.inside, self.rest, self.game, self.phase = inside, rest, inside.game, phase
         self.name = name or f"{inside.name} at the {phase}, {rest.name} elsewhere"
 

@@ -263,9 +263,14 @@ def _check(cfg: TrainConfig) -> TrainConfig:
         need(cfg.exit.depart_weight > 0, f"exit.depart_weight must be > 0, got {cfg.exit.depart_weight}")
         need(cfg.exit.phase in ("all", "draw", "knock"),
              f"exit.phase must be 'all', 'draw' or 'knock', got {cfg.exit.phase!r}")
-        need(cfg.exit.phase != "knock" or cfg.game == "gin",
-             f"exit.phase=knock needs game gin (Rummy has no knock); got game {cfg.game!r}")
         from rummyrl.agents import load_agent
+        from rummyrl.agents.split import check_phase
+
+        if cfg.exit.phase != "all":
+            try:
+                check_phase(cfg.exit.phase, cfg.game)
+            except ValueError as e:
+                raise ConfigError(f"exit.phase={cfg.exit.phase}: {e}") from None
 
         try:
             teacher = load_agent(cfg.exit.teacher, game=cfg.game)

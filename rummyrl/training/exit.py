@@ -197,10 +197,10 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
             feats = action_features(cfg.net.features, cfg.game, obs, mask, cfg.num_players)
             mine = student.act_with_prior(obs, mask, feats)
             actions[rows] = mine  # the network plays where the teacher does not
-            taught = np.ones(rows.size, bool) if cfg.exit.phase == "all" else PHASES[cfg.exit.phase](cfg.game, mask)
-            if taught.any():
-                t = np.flatnonzero(taught)
-                obs, mask, feats, mine = obs[t], mask[t], feats[t], mine[t]
+            if cfg.exit.phase != "all":  # the teacher's decisions only
+                t = np.flatnonzero(PHASES[cfg.exit.phase](cfg.game, mask))
+                rows, obs, mask, feats, mine = rows[t], obs[t], mask[t], feats[t], mine[t]
+            if rows.size:
                 extra = {}
                 if cfg.exit.target == "softmax":
                     a, cand, values = teacher.decide(obs, mask)
@@ -208,10 +208,10 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
                                                mask.shape[1]).astype(np.float16)
                 else:
                     a = teacher.act(obs, mask)
-                actions[rows[t]] = a
+                actions[rows] = a
                 departs += int((a != mine).sum())
-                decisions += t.size
-                pending.add(rows[t], player[rows[t]], obs=obs.copy(), prior=feats.astype(np.float16),
+                decisions += rows.size
+                pending.add(rows, player[rows], obs=obs.copy(), prior=feats.astype(np.float16),
                             mask=mask.copy(), target=a.astype(np.int64), net_choice=mine.astype(np.int64), **extra)
         others = np.flatnonzero(~learner)
         if others.size:
