@@ -7,8 +7,10 @@
 
 Trailing ``key=value`` arguments override the config as in train.py (the network's width,
 ``learning_rate``, ``minibatch_size``, ``vf_coef``, ``exit.depart_weight``, ``seed``).
-Prints one line per epoch (validation loss, accuracy, accuracy on search's departures) and
-writes them to ``<out>.json``; the checkpoint is the epoch with the lowest validation loss.
+Prints one line per epoch (validation loss, accuracy, accuracy on search's departures and,
+for records of ``exit.target=softmax``, ``q_gain``: search's value of the network's moves
+minus the expert's, points per decision) and writes them to ``<out>.json``; the checkpoint
+is the epoch with the lowest validation loss (``--select q_gain``: the highest q_gain).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sys
 from pathlib import Path
 
 from rummyrl.training import ConfigError, load_config
-from rummyrl.training.offline import fit
+from rummyrl.training.offline import SELECT, fit
 
 
 def main(argv=None) -> int:
@@ -30,19 +32,24 @@ def main(argv=None) -> int:
     ap.add_argument("--epochs", type=int, default=8, help="passes over the training records (default 8)")
     ap.add_argument("--valid-every", type=int, default=10,
                     help="hold out one records file in this many for validation (default 10)")
+    ap.add_argument("--select", choices=SELECT, default="loss",
+                    help="keep the epoch with the lowest validation loss (default) or the highest q_gain "
+                         "(search's value of the network's moves, records of exit.target=softmax)")
     ap.add_argument("--init", help="start from this checkpoint's network instead of a fresh one")
     ap.add_argument("overrides", nargs="*", help="config overrides key=value")
     args = ap.parse_intermixed_args(argv)
     try:
         cfg = load_config(args.config, args.overrides)
-        rows = fit(cfg, args.records, args.out, args.epochs, args.valid_every, args.init)
+        rows = fit(cfg, args.records, args.out, args.epochs, args.valid_every, args.init, select=args.select)
     except (ConfigError, OSError, ValueError) as e:
         print(f"exit_fit.py: error: {e}", file=sys.stderr)
         return 2
     Path(str(args.out) + ".json").write_text(json.dumps(rows, indent=1))
-    best = min(rows, key=lambda r: r["valid_loss"])
+    best = (min(rows, key=lambda r: r["valid_loss"]) if args.select == "loss"
+            else max(rows, key=lambda r: r["valid_q_gain"]))
+    gain = f", q_gain {best['valid_q_gain']:+.3f}" if "valid_q_gain" in best else ""
     print(f"wrote {args.out} (epoch {best['epoch']}, validation loss {best['valid_loss']:.4f}, "
-          f"accuracy on departures {best['valid_departs']:.3f})")
+          f"accuracy on departures {best['valid_departs']:.3f}{gain})")
     return 0
 
 

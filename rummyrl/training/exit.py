@@ -20,6 +20,8 @@ Each iteration of :func:`exit_update`:
    With ``exit.phase: knock`` (or ``draw``) the teacher plays only those decisions of the
    learner's seats and the network, greedy, plays the rest; only the teacher's decisions
    are recorded. Search's cost then goes where its edge is (``scripts/search_where.py``).
+   With ``exit.plays: network`` (DAgger) the network plays those decisions too and search
+   only labels them, so the records hold the positions the network's own play reaches.
 3. **The improved network becomes search's rollout policy** (``exit.rollout: network``: a
    copy of the network, greedy, ranks search's candidates and plays both seats of its
    rollouts) or search keeps the expert (``exit.rollout: expert``, the default, since on two
@@ -54,7 +56,7 @@ import numpy as np
 import torch
 
 from rummyrl.agents.neural import NeuralAgent, PolicyNet, action_features, expert_prior
-from rummyrl.agents.split import PHASES
+from rummyrl.agents.split import phase_rows
 
 from .pool import EXPERT, SELF, SNAPSHOT
 from .rollout import _game_stats, _hand_stats
@@ -63,7 +65,8 @@ if typing.TYPE_CHECKING:
     from .trainer import Trainer
 
 # A record (one teacher decision) holds obs, prior, mask, target (search's choice),
-# net_choice, ret and, with ``exit.target: softmax``, pi (search's distribution).
+# net_choice, ret and, with ``exit.target: softmax``, pi (search's distribution), cand
+# (search's candidates, -1 for padding) and q (its mean value of each, NaN where unsearched).
 
 #: what :class:`Pending` keeps beside a record to credit it, and drops when it is finished
 _BOOKKEEPING = ("lane", "seat", "cum0")
@@ -198,7 +201,7 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
             mine = student.act_with_prior(obs, mask, feats)
             actions[rows] = mine  # the network plays where the teacher does not
             if cfg.exit.phase != "all":  # the teacher's decisions only
-                t = np.flatnonzero(PHASES[cfg.exit.phase](cfg.game, mask))
+                t = np.flatnonzero(phase_rows(cfg.exit.phase, cfg.game, obs, mask))
                 rows, obs, mask, feats, mine = rows[t], obs[t], mask[t], feats[t], mine[t]
             if rows.size:
                 extra = {}
@@ -206,9 +209,11 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
                     a, cand, values = teacher.decide(obs, mask)
                     extra["pi"] = soft_targets(a, cand, values, cfg.exit.temperature,
                                                mask.shape[1]).astype(np.float16)
+                    extra["cand"], extra["q"] = cand.astype(np.int16), values.astype(np.float32)
                 else:
                     a = teacher.act(obs, mask)
-                actions[rows] = a
+                if cfg.exit.plays == "teacher":  # else (DAgger) search only labels the network's positions
+                    actions[rows] = a
                 departs += int((a != mine).sum())
                 decisions += rows.size
                 pending.add(rows, player[rows], obs=obs.copy(), prior=feats.astype(np.float16),

@@ -48,34 +48,70 @@ def validate(net: PolicyNet, rec: dict, size: int = 4096) -> dict:
     not (``keeps``)."""
     net.eval()
     device = next(net.parameters()).device
-    ce, hit = [], []
+    ce, hit, pick = [], [], []
     for s in range(0, len(rec["target"]), size):
         t = {k: torch.from_numpy(np.ascontiguousarray(rec[k][s:s + size])).to(device)
              for k in ("obs", "prior", "mask", "target")}
         logits, _ = net(t["obs"], t["prior"].float(), t["mask"])
         ce.append(torch.nn.functional.cross_entropy(logits, t["target"], reduction="none").cpu().numpy())
-        hit.append((logits.argmax(1) == t["target"]).cpu().numpy())
-    ce, hit = np.concatenate(ce), np.concatenate(hit)
+        pick.append(logits.argmax(1).cpu().numpy())
+        hit.append(pick[-1] == rec["target"][s:s + size])
+    ce, hit, pick = np.concatenate(ce), np.concatenate(hit), np.concatenate(pick)
     dep = rec["target"] != rec["net_choice"]
-    return {"loss": float(ce.mean()), "accuracy": float(hit.mean()),
-            "departs": float(hit[dep].mean()) if dep.any() else float("nan"),
-            "keeps": float(hit[~dep].mean()) if (~dep).any() else float("nan"),
-            "depart_share": float(dep.mean())}
+    out = {"loss": float(ce.mean()), "accuracy": float(hit.mean()),
+           "departs": float(hit[dep].mean()) if dep.any() else float("nan"),
+           "keeps": float(hit[~dep].mean()) if (~dep).any() else float("nan"),
+           "depart_share": float(dep.mean())}
+    if "q" in rec:  # search's values (exit.target: softmax): what the network's moves are worth
+        out["q_gain"] = q_gain(rec, pick, rec["net_choice"])
+        if net.cfg.features == "expert":
+            expert = np.where(rec["mask"], rec["prior"].astype(np.float32), -np.inf).argmax(1)
+            out["q_gain_expert"] = q_gain(rec, pick, expert)
+    return out
+
+
+def q_gain(rec: dict, pick: np.ndarray, base: np.ndarray) -> float:
+    """Search's mean value of the moves ``pick`` minus that of the moves ``base``, per
+    decision, over the records where search valued both (``cand`` and ``q``, written with
+    ``exit.target: softmax``); a decision where they agree counts 0. On held-out records
+    this is an unbiased estimate, in the game's points, of what choosing ``pick`` instead of
+    ``base`` gains by search's reckoning, since neither saw the noise of those values."""
+    cand, q = rec["cand"].astype(np.int64), rec["q"].astype(np.float64)
+    valued = (cand >= 0) & np.isfinite(q)
+
+    def value(a):
+        hit = valued & (cand == a[:, None])
+        return np.where(hit.any(1), np.where(hit, q, 0.0).sum(1), np.nan)
+
+    d = np.where(pick == base, 0.0, value(pick) - value(base))
+    ok = np.isfinite(d)
+    return float(d[ok].mean()) if ok.any() else float("nan")
+
+
+#: how :func:`fit` chooses the epoch it keeps: the lowest validation loss, or the highest
+#: ``q_gain`` (search's value of the network's moves; records written with ``exit.target: softmax``)
+SELECT = ("loss", "q_gain")
 
 
 def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, valid_every: int = 10,
-        init: str | Path | None = None, log=print) -> list[dict]:
+        init: str | Path | None = None, log=print, select: str = "loss") -> list[dict]:
     """Train a network (``cfg.net``, or the one of checkpoint ``init``) on the records of
     ``folder``: ``epochs`` epochs, each as many minibatches of ``minibatch_size`` (drawn
     with replacement) as the training records fill, the loss of
     :func:`~.exit.distill` (``exit.depart_weight``, ``vf_coef``), Adam at ``learning_rate``
     (with ``lr_schedule: linear``, lowered each epoch: epoch ``e`` of ``E`` at
     ``(E - e + 1) / E`` of it).
-    Writes the epoch with the lowest validation loss to ``out``; returns one row of
-    metrics per epoch (epoch 0: before training)."""
+    Writes the epoch with the lowest validation loss (``select="q_gain"``: the highest
+    ``valid_q_gain``) to ``out``; returns one row of metrics per epoch (epoch 0: before
+    training)."""
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if select not in SELECT:
+        raise ValueError(f"select must be one of {list(SELECT)}, got {select!r}")
     train, valid, files = load_split(folder, valid_every)
+    if select == "q_gain" and "q" not in valid:
+        raise ValueError(f"select='q_gain' needs search's values in the records (exit.target: softmax); "
+                         f"{folder} has none")
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     if init is not None:
@@ -108,8 +144,9 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
         row.update({f"valid_{k}": v for k, v in validate(net, valid).items()})
         rows.append(row)
         log("  ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()))
-        if best is None or row["valid_loss"] < best:
-            best = row["valid_loss"]
+        score = -row["valid_loss"] if select == "loss" else row["valid_q_gain"]
+        if best is None or score > best:
+            best = score
             save_weights(out, cfg.game, cfg.num_players, net_cfg, net.state_dict(), dataclasses.asdict(cfg),
                          {"source": f"offline distillation of {folder}", "epoch": epoch})
     return rows
