@@ -10,6 +10,13 @@ taking the top discard, or (Gin) passing the upcard. The engines allow these onl
 start of a turn, so every other position is the rest of the turn (discards, knocks,
 melds, lay-offs).
 
+A *known-stock draw* (``phase="stock"``, Rummy only) is a draw decision, with both the stock
+and the top discard open, at which the player knows the card the stock would give: the pile
+was turned over this round (R-7: its order is public, the earliest discard on top), or the
+stock is empty and a draw would turn the pile over now. Rummy search's draw edge is mostly
+there: at those draws alone, search beside the expert won 41.4% of 1,000 games against
+three ``simple`` where the expert won 32.9% of the same deals (README, "Expert iteration").
+
 A *knock decision* (Gin only) is a position whose mask allows a knock or big gin: the
 player may end the hand, or discard and play on. In Gin, search's edge over the expert
 lies in the rest of the turn, not in the draw (README, "Expert iteration"); the knock
@@ -49,17 +56,38 @@ def knock_rows(game: str, action_masks: np.ndarray) -> np.ndarray:
     return np.asarray(action_masks, bool)[:, gin.KNOCK:].any(1)
 
 
-#: the kinds of decision a PhaseSplitAgent can hand to its first agent
-PHASES = {"draw": draw_rows, "knock": knock_rows}
+def stock_rows(game: str, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    """``(B,)`` bool: which positions (Rummy only) are draws, with the stock and the top
+    discard both open, at which the stock's next card is known (see the module docstring)."""
+    check_phase("stock", game)
+    from rummyrl import rummy
+
+    obs, masks = np.asarray(observations), np.asarray(action_masks, bool)
+    turned = obs[:, rummy.OBS_LAYOUT["stock_passes"].start] > 0
+    empty = obs[:, rummy.OBS_LAYOUT["stock_size"].start] == 0
+    return masks[:, rummy.DRAW_STOCK] & masks[:, rummy.TAKE_DISCARD] & (turned | empty)
+
+
+#: the kinds of decision a PhaseSplitAgent can hand to its first agent, and the one game
+#: each exists in (None: both)
+PHASES = {"draw": None, "knock": "gin", "stock": "rummy"}
+
+
+def phase_rows(phase: str, game: str, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    """``(B,)`` bool: which positions are ``phase`` decisions (:data:`PHASES`)."""
+    if phase == "stock":
+        return stock_rows(game, observations, action_masks)
+    return knock_rows(game, action_masks) if phase == "knock" else draw_rows(game, action_masks)
 
 
 def check_phase(phase: str, game: str) -> None:
     """Raise ValueError unless ``phase`` is one of :data:`PHASES` and exists in ``game``."""
     if phase not in PHASES:
         raise ValueError(f"unknown phase {phase!r}; choose one of {sorted(PHASES)}")
-    if phase == "knock" and game != "gin":
-        raise ValueError(f"knock needs game gin (knock decisions exist in Gin only), not {game!r}; "
-                         f"use phase='draw'")
+    only = PHASES[phase]
+    if only is not None and game != only:
+        what = "knock decisions exist in Gin only" if phase == "knock" else "Gin has no turned-over stock"
+        raise ValueError(f"{phase} needs game {only} ({what}), not {game!r}; use phase='draw'")
 
 
 class PhaseSplitAgent(Agent):
@@ -80,7 +108,7 @@ class PhaseSplitAgent(Agent):
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(action_masks, bool)
-        chosen = PHASES[self.phase](self.game, masks)
+        chosen = phase_rows(self.phase, self.game, observations, masks)
         out = np.empty(len(masks), np.int64)
         for agent, rows in ((self.inside, chosen), (self.rest, ~chosen)):
             if rows.any():

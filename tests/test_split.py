@@ -13,7 +13,7 @@ import pytest
 
 from rummyrl import gin, rummy
 from rummyrl.agents import load_agent
-from rummyrl.agents.split import PhaseSplitAgent, draw_rows, knock_rows
+from rummyrl.agents.split import PhaseSplitAgent, draw_rows, knock_rows, stock_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,6 +73,43 @@ def test_the_knock_decisions_go_to_one_agent_and_every_other_position_to_the_oth
     assert (got[knocking] != expert.act(obs[knocking], masks[knocking])).any()
 
 
+def test_a_known_stock_draw_is_one_whose_stock_card_the_player_can_read_from_its_observation():
+    """stock_rows (Rummy) against the engine's state, over whole expert rounds: the draws
+    with both sources open after the pile was turned over or with the stock empty; at each
+    the card a stock draw gives is the one the observation names (the stock's next card, or
+    the earliest discard when the draw turns the pile over), and nowhere else can it be read."""
+    L = rummy.OBS_LAYOUT
+    expert, simple = load_agent("expert", game="rummy"), load_agent("simple", game="rummy")
+    st = rummy.init(64, seed=11)
+    found = checked = 0
+    for _ in range(600):
+        obs, masks = rummy.observe(st), st.mask.copy()
+        rows = stock_rows("rummy", obs, masks)
+        both = masks[:, rummy.DRAW_STOCK] & masks[:, rummy.TAKE_DISCARD]
+        want = both & ((st.passes > 0) | (st.stock_pos >= st.stock_len))
+        assert (rows == want).all()
+        assert not (obs[~rows & both][:, L["stock_order"]] > 0).any()  # unknown elsewhere
+        for b in np.flatnonzero(rows):
+            order = obs[b, L["stock_order"]]
+            if (order > 0).any():
+                named = int(np.where(order > 0, order, 2.0).argmin())
+            else:  # the pile turns over: its earliest card comes first
+                named = int(np.where(obs[b, L["pile"]] > 0, obs[b, L["pile_recency"]], 2.0).argmin())
+            one = st.take([b])
+            p = int(one.current[0])
+            before = one.hands[0, p].copy()
+            rummy.step(one, np.array([rummy.DRAW_STOCK]), inplace=True)
+            drawn = np.flatnonzero(one.hands[0, p] & ~before)
+            assert drawn.tolist() == [named]
+            checked += 1
+        found += rows.sum()
+        actions = expert.act(obs, masks)
+        actions[1::2] = simple.act(obs[1::2], masks[1::2])
+        rummy.step(st, actions, inplace=True)
+        rummy.reset_done(st)
+    assert found > 100 and checked == found
+
+
 def test_a_knock_split_of_rummy_and_an_unknown_phase_are_refused():
     with pytest.raises(ValueError, match="Gin only"):
         PhaseSplitAgent(load_agent("simple", game="rummy"), load_agent("expert", game="rummy"), phase="knock")
@@ -80,6 +117,8 @@ def test_a_knock_split_of_rummy_and_an_unknown_phase_are_refused():
         PhaseSplitAgent(load_agent("simple", game="gin"), load_agent("expert", game="gin"), phase="meld")
     with pytest.raises(ValueError, match="Gin only"):
         knock_rows("rummy", np.ones((1, rummy.NUM_ACTIONS), bool))
+    with pytest.raises(ValueError, match="stock needs game rummy"):
+        PhaseSplitAgent(load_agent("simple", game="gin"), load_agent("expert", game="gin"), phase="stock")
 
 
 def test_agents_of_two_games_are_refused():
@@ -102,3 +141,8 @@ def test_search_where_plays_the_four_agents_on_the_same_deals(tmp_path):
     bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "search_where.py"), "--teacher", "nobody"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert bad.returncode == 2 and "unknown agent 'nobody'" in bad.stderr
+    inside = subprocess.run([sys.executable, str(ROOT / "scripts" / "search_where.py"), "--teacher", "simple",
+                             "--base", "random", "--opponent", "random", "--games", "8", "--phase", "stock",
+                             "--inside-only", "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert inside.returncode == 0, inside.stderr
+    assert [x["agent"] for x in json.loads(out.read_text())["results"]] == ["base", "teacher at the stock"]
