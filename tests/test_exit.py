@@ -131,8 +131,80 @@ def test_softmax_targets_in_a_tiny_run_follow_search_values(tmp_path):
     assert (pi[~mask] == 0).all()
     soft = (pi.max(1) < 0.99).mean()
     assert soft > 0.05  # search saw close values on some decisions: the targets are not one-hot
+    # the records keep the values the targets came from: the distribution is made again from them
+    d = tr.exit_buffer.data
+    cand, q, target = d["cand"][:n].astype(np.int64), d["q"][:n], d["target"][:n]
+    again = exit_mod.soft_targets(target, cand, q, 2.0, mask.shape[1])
+    assert np.allclose(again, pi, atol=2e-3)
+    searched = np.isfinite(q).sum(1) > 1
+    assert searched.any() and (cand[searched] == target[searched, None]).any(1).all()
     with pytest.raises(train.ConfigError, match="softmax needs the action values of a search teacher"):
         train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.target=softmax", "exit.teacher=expert"])
+
+
+def test_with_exit_plays_network_the_teacher_labels_positions_it_does_not_choose(tmp_path):
+    """exit.plays=network (DAgger): the network plays and the teacher only labels, so two
+    teachers see the very same positions; with exit.plays=teacher the games follow the
+    teacher and differ."""
+    obs = {}
+    for plays in ("network", "teacher"):
+        for teacher in ("simple", "random"):
+            cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
+                f"exit.plays={plays}", f"exit.teacher={teacher}", "rollout_steps=120", "exit.buffer=100000",
+                "total_steps=1440"])  # one iteration: its data are made before any distillation
+            tr = train.train(cfg, run_dir=tmp_path / f"{plays}_{teacher}", progress=False)
+            n = tr.exit_buffer.size
+            obs[plays, teacher] = tr.exit_buffer.data["obs"][:n].copy()
+            target = tr.exit_buffer.data["target"][:n]
+            if plays == "network":  # the labels are the teacher's, not the moves played
+                assert (target != tr.exit_buffer.data["net_choice"][:n]).mean() > 0.2
+    a, b = obs["network", "simple"], obs["network", "random"]
+    assert len(a) == len(b) > 100 and np.array_equal(a, b)
+    c, d = obs["teacher", "simple"], obs["teacher", "random"]
+    assert len(c) != len(d) or not np.array_equal(c, d)
+    with pytest.raises(train.ConfigError, match="exit.plays must be 'teacher' or 'network'"):
+        train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.plays=search"])
+
+
+def test_q_gain_is_search_value_of_the_chosen_moves_minus_the_base_moves():
+    from rummyrl.training.offline import q_gain
+
+    rec = {"cand": np.array([[3, 5, -1], [3, 5, 7], [2, 4, -1], [1, 2, -1], [1, 2, -1]]),
+           "q": np.array([[10.0, 4.0, np.nan], [0.0, 6.0, 2.0], [np.nan] * 3, [1.0, 9.0, np.nan],
+                          [1.0, 9.0, np.nan]])}
+    pick, base = np.array([5, 7, 2, 1, 8]), np.array([3, 5, 4, 1, 1])
+    # -6 and -4 points; agreeing counts 0; unsearched rows and moves search did not value are left out
+    assert np.isclose(q_gain(rec, pick, base), -10.0 / 3)
+    assert np.isclose(q_gain(rec, base, pick), 10.0 / 3)
+    assert np.isnan(q_gain({k: v[2:3] for k, v in rec.items()}, pick[2:3], base[2:3]))
+
+
+def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_path):
+    """offline.fit(select="q_gain") on records with search's values: epoch 0 (the untrained
+    network with the expert prior plays the expert's moves) gains exactly 0 over the expert,
+    and the checkpoint kept is the epoch with the highest held-out q_gain; records without
+    values are refused for it."""
+    from rummyrl.training import offline
+
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
+        "exit.target=softmax", "exit.save_records=true", "rollout_steps=24", "total_steps=1152"])
+    train.train(cfg, run_dir=tmp_path / "run", progress=False)
+    fit_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
+        "net.hidden=32", "learning_rate=0.003", "minibatch_size=64"])
+    out = tmp_path / "fit.pt"
+    rows = offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=4, valid_every=2,
+                       log=lambda *_: None, select="q_gain")
+    assert rows[0]["valid_q_gain_expert"] == 0.0 and all(np.isfinite(r["valid_q_gain"]) for r in rows)
+    best = max(rows, key=lambda r: r["valid_q_gain"])
+    assert load_checkpoint(out, "gin")["about"]["epoch"] == best["epoch"]
+    with pytest.raises(ValueError, match="select must be one of"):
+        offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, select="accuracy")
+    for f in (tmp_path / "run" / "records").glob("records_*.npz"):
+        d = dict(np.load(f))
+        del d["q"]
+        np.savez(f, **d)
+    with pytest.raises(ValueError, match="needs search's values in the records"):
+        offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, select="q_gain")
 
 
 def test_a_knock_phase_run_records_only_the_knock_decisions(tmp_path):
@@ -150,6 +222,8 @@ def test_a_knock_phase_run_records_only_the_knock_decisions(tmp_path):
         assert mask[np.arange(n), tr.exit_buffer.data["target"][:n]].all()
     with pytest.raises(train.ConfigError, match="knock needs game gin"):
         train.load_config(ROOT / "configs" / "rummy_exit.yaml", ["exit.phase=knock"])
+    with pytest.raises(train.ConfigError, match="stock needs game rummy"):
+        train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.phase=stock"])
 
 
 def test_search_decide_reports_the_values_its_choice_came_from():

@@ -86,11 +86,19 @@ class ExitConfig:
     weigh 1."""
     phase: str = "all"
     """Where the teacher plays the learner's seats: ``all`` (every decision), ``draw`` (the
-    draw decisions only) or ``knock`` (Gin: the positions that allow ending the hand only);
+    draw decisions only), ``knock`` (Gin: the positions that allow ending the hand only) or
+    ``stock`` (Rummy: the draws at which the stock's next card is known, agents/split.py);
     the network, greedy, plays the rest, and only the teacher's decisions are recorded.
     Distil search where its edge lies (``scripts/search_where.py`` measures where): in Gin
     search at the knock alone won 55.0% of 200 games against the expert, as many as search
     everywhere on the same deals, for the cost of searching the knock decisions alone."""
+    plays: str = "teacher"
+    """Who plays the teacher's decisions: ``teacher`` (search plays and is recorded) or
+    ``network`` (DAgger, Ross, Gordon & Bagnell 2011: the network plays greedily everywhere
+    and search only labels its positions). A network trained on search's own positions
+    meets others when it plays: in Rummy search takes the discard at known-stock draws,
+    which keeps the stock known for the next draw, so those draws were half takes in its
+    records and a fifth in the network's games."""
     save_records: bool = False
     """Also write each iteration's finished records to ``<run dir>/records/`` (one
     ``.npz`` per iteration, each written whole), so the costly search data can be distilled
@@ -261,8 +269,10 @@ def _check(cfg: TrainConfig) -> TrainConfig:
              f"exit.target must be 'choice' or 'softmax', got {cfg.exit.target!r}")
         need(cfg.exit.temperature > 0, f"exit.temperature must be > 0, got {cfg.exit.temperature}")
         need(cfg.exit.depart_weight > 0, f"exit.depart_weight must be > 0, got {cfg.exit.depart_weight}")
-        need(cfg.exit.phase in ("all", "draw", "knock"),
-             f"exit.phase must be 'all', 'draw' or 'knock', got {cfg.exit.phase!r}")
+        need(cfg.exit.plays in ("teacher", "network"),
+             f"exit.plays must be 'teacher' or 'network', got {cfg.exit.plays!r}")
+        need(cfg.exit.phase in ("all", "draw", "knock", "stock"),
+             f"exit.phase must be 'all', 'draw', 'knock' or 'stock', got {cfg.exit.phase!r}")
         from rummyrl.agents import load_agent
         from rummyrl.agents.split import check_phase
 
