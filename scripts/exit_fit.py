@@ -9,7 +9,8 @@ Trailing ``key=value`` arguments override the config as in train.py (the network
 ``learning_rate``, ``minibatch_size``, ``vf_coef``, ``exit.depart_weight``, ``seed``).
 Prints one line per epoch (validation loss, accuracy, accuracy on search's departures and,
 for records of ``exit.target=softmax``, ``q_gain``: search's value of the network's moves
-minus the expert's, points per decision) and writes them to ``<out>.json``; the checkpoint
+minus that of the moves of the network that made the data, and ``q_gain_expert``: minus the
+expert's, points per decision) and writes them to ``<out>.json``; the checkpoint
 is the epoch with the lowest validation loss (``--select q_gain``: the highest q_gain).
 """
 

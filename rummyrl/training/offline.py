@@ -75,7 +75,9 @@ def q_gain(rec: dict, pick: np.ndarray, base: np.ndarray) -> float:
     decision, over the records where search valued both (``cand`` and ``q``, written with
     ``exit.target: softmax``); a decision where they agree counts 0. On held-out records
     this is an unbiased estimate, in the game's points, of what choosing ``pick`` instead of
-    ``base`` gains by search's reckoning, since neither saw the noise of those values."""
+    ``base`` gains by search's reckoning, since neither saw the noise of those values. Its
+    reckoning is not play: in Rummy a fit to its mean values gained 4.9 points per draw by
+    it and lost 11 points of games won against three simple (README, "Expert iteration")."""
     cand, q = rec["cand"].astype(np.int64), rec["q"].astype(np.float64)
     valued = (cand >= 0) & np.isfinite(q)
 
