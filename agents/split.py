@@ -68,23 +68,25 @@ def stock_rows(game: str, observations: np.ndarray, action_masks: np.ndarray) ->
     return masks[:, rummy.DRAW_STOCK] & masks[:, rummy.TAKE_DISCARD] & (turned | empty)
 
 
-#: the kinds of decision a PhaseSplitAgent can hand to its first agent, and the one game
-#: each exists in (None: both)
-PHASES = {"draw": None, "knock": "gin", "stock": "rummy"}
+#: the kinds of decision a PhaseSplitAgent can hand to its first agent: the one game each
+#: exists in (None: both) and its rows, ``(game, observations, action_masks) -> (B,) bool``
+PHASES = {
+    "draw": (None, lambda game, observations, action_masks: draw_rows(game, action_masks)),
+    "knock": ("gin", lambda game, observations, action_masks: knock_rows(game, action_masks)),
+    "stock": ("rummy", stock_rows),
+}
 
 
 def phase_rows(phase: str, game: str, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
     """``(B,)`` bool: which positions are ``phase`` decisions (:data:`PHASES`)."""
-    if phase == "stock":
-        return stock_rows(game, observations, action_masks)
-    return knock_rows(game, action_masks) if phase == "knock" else draw_rows(game, action_masks)
+    return PHASES[phase][1](game, observations, action_masks)
 
 
 def check_phase(phase: str, game: str) -> None:
     """Raise ValueError unless ``phase`` is one of :data:`PHASES` and exists in ``game``."""
     if phase not in PHASES:
         raise ValueError(f"unknown phase {phase!r}; choose one of {sorted(PHASES)}")
-    only = PHASES[phase]
+    only = PHASES[phase][0]
     if only is not None and game != only:
         what = "knock decisions exist in Gin only" if phase == "knock" else "Gin has no turned-over stock"
         raise ValueError(f"{phase} needs game {only} ({what}), not {game!r}; use phase='draw'")

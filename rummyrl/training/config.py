@@ -271,11 +271,11 @@ def _check(cfg: TrainConfig) -> TrainConfig:
         need(cfg.exit.depart_weight > 0, f"exit.depart_weight must be > 0, got {cfg.exit.depart_weight}")
         need(cfg.exit.plays in ("teacher", "network"),
              f"exit.plays must be 'teacher' or 'network', got {cfg.exit.plays!r}")
-        need(cfg.exit.phase in ("all", "draw", "knock", "stock"),
-             f"exit.phase must be 'all', 'draw', 'knock' or 'stock', got {cfg.exit.phase!r}")
         from rummyrl.agents import load_agent
-        from rummyrl.agents.split import check_phase
+        from rummyrl.agents.split import PHASES, check_phase
 
+        need(cfg.exit.phase == "all" or cfg.exit.phase in PHASES,
+             f"exit.phase must be 'all' or one of {sorted(PHASES)}, got {cfg.exit.phase!r}")
         if cfg.exit.phase != "all":
             try:
                 check_phase(cfg.exit.phase, cfg.game)
