@@ -86,7 +86,35 @@ def expert_prior(game: str, observations: np.ndarray, masks: np.ndarray, num_pla
 
 
 #: what a network is given per action beside the observation (NetConfig.features)
-FEATURES = ("expert", "engine", "none")
+FEATURES = ("expert", "expert_plan", "engine", "none")
+#: the features with the expert's preference in them (the prior of ``prior_scale``)
+EXPERT_FEATURES = ("expert", "expert_plan")
+
+
+def planned_expert_prior(game: str, observations: np.ndarray, masks: np.ndarray,
+                         num_players: int | None = None) -> np.ndarray:
+    """The expert's preference (:func:`expert_prior`) with Rummy's known-stock draws scored by
+    the race along the known stock instead (:mod:`rummyrl.rummy_outlook`): where drawing and
+    taking the top discard end the race differently (the player out first, nobody, an
+    opponent), drawing reads 0 and taking :func:`~rummyrl.rummy_outlook.plan_preference`
+    (+-10 or +-12); where they end alike, the expert's preference stands."""
+    if game != "rummy":
+        raise ValueError(f"features='expert_plan' is built for rummy only, not {game!r}; use 'expert'")
+    from rummyrl import rummy
+    from rummyrl.rummy_outlook import known_stock_outlook, plan_preference
+
+    from .split import stock_rows
+
+    obs = np.asarray(observations)
+    pref = expert_prior(game, obs, masks, num_players)
+    rows = np.flatnonzero(stock_rows(game, obs, masks))
+    if rows.size:
+        players = num_players or int(round(obs[rows[0], rummy.OBS_LAYOUT["seat_present"]].sum()))
+        plan = plan_preference(known_stock_outlook(obs, rows, players))
+        decided = plan != 0
+        pref[rows[decided], rummy.DRAW_STOCK] = 0.0
+        pref[rows[decided], rummy.TAKE_DISCARD] = plan[decided]
+    return pref
 
 
 def engine_features(game: str, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -128,10 +156,13 @@ def engine_features(game: str, observations: np.ndarray, masks: np.ndarray) -> n
 def action_features(kind: str, game: str, observations: np.ndarray, masks: np.ndarray,
                     num_players: int | None = None) -> np.ndarray:
     """What a network with ``NetConfig.features == kind`` is given per action, ``(B, A)``:
-    the expert's preference (:func:`expert_prior`), the engine's facts
+    the expert's preference (:func:`expert_prior`), the same with Rummy's known-stock draws
+    planned (:func:`planned_expert_prior`), the engine's facts
     (:func:`engine_features`) or zeros."""
     if kind == "expert":
         return expert_prior(game, observations, masks, num_players)
+    if kind == "expert_plan":
+        return planned_expert_prior(game, observations, masks, num_players)
     if kind == "engine":
         return engine_features(game, observations, masks)
     if kind == "none":
@@ -169,12 +200,20 @@ class NetConfig:
     """Weight of the expert's preference added to the logits (0 for a plain network)."""
     features: str = "expert"
     """What the network gets per action beside the observation: ``expert`` (the expert's
-    preference, also the prior of ``prior_scale``), ``engine`` (the deadwood after each
-    discard and after taking the face-up card; Gin) or ``none``. Only ``expert`` puts the
-    expert in the network."""
+    preference, also the prior of ``prior_scale``), ``expert_plan`` (Rummy: the same, with
+    draws at a known stock scored by the known-stock outlook, :func:`planned_expert_prior`),
+    ``engine`` (the deadwood after each discard and after taking the face-up card; Gin) or
+    ``none``. Only the first two put the expert in the network."""
 
     @property
     def uses_expert(self) -> bool:
+        """The expert's preference is in the features (and may be the prior)."""
+        return self.features in EXPERT_FEATURES
+
+    @property
+    def prior_is_expert(self) -> bool:
+        """The features are exactly the ``expert`` baseline's preference (its argmax is the
+        expert's move)."""
         return self.features == "expert"
 
 
@@ -183,11 +222,13 @@ class PolicyNet(nn.Module):
         super().__init__()
         if cfg.features not in FEATURES:
             raise ValueError(f"net.features must be one of {list(FEATURES)}, got {cfg.features!r}")
-        if cfg.features != "expert" and cfg.prior_scale:
+        if not cfg.uses_expert and cfg.prior_scale:
             raise ValueError(f"net.prior_scale must be 0 when net.features is {cfg.features!r} "
                              f"(the prior is the expert's preference), got {cfg.prior_scale}")
         if cfg.features == "engine" and io.game != "gin":
             raise ValueError(f"net.features='engine' is built for gin only, not {io.game!r}")
+        if cfg.features == "expert_plan" and io.game != "rummy":
+            raise ValueError(f"net.features='expert_plan' is built for rummy only, not {io.game!r}")
         self.io, self.cfg = io, cfg
         in_dim = io.obs_dim + io.num_actions
         if cfg.card_encoder:

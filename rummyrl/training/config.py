@@ -318,6 +318,8 @@ def _check(cfg: TrainConfig) -> TrainConfig:
          f"net.prior_scale must be 0 when net.features is {cfg.net.features!r}, got {cfg.net.prior_scale}")
     need(cfg.net.features != "engine" or cfg.game == "gin",
          f"net.features='engine' is built for gin only; use 'expert' or 'none' for {cfg.game}")
+    need(cfg.net.features != "expert_plan" or cfg.game == "rummy",
+         f"net.features='expert_plan' is built for rummy only; use 'expert' or 'none' for {cfg.game}")
     need(all(o in ("random", "simple", "expert") for o in cfg.eval.opponents),
          f"eval.opponents must be baselines (random, simple, expert), got {cfg.eval.opponents}")
     need(cfg.torch_threads >= 0, f"torch_threads must be >= 0, got {cfg.torch_threads}")

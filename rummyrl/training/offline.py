@@ -64,7 +64,7 @@ def validate(net: PolicyNet, rec: dict, size: int = 4096) -> dict:
            "depart_share": float(dep.mean())}
     if "q" in rec:  # search's values (exit.target: softmax): what the network's moves are worth
         out["q_gain"] = q_gain(rec, pick, rec["net_choice"])
-        if net.cfg.features == "expert":
+        if net.cfg.prior_is_expert:
             expert = np.where(rec["mask"], rec["prior"].astype(np.float32), -np.inf).argmax(1)
             out["q_gain_expert"] = q_gain(rec, pick, expert)
     return out
@@ -129,7 +129,7 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     per_epoch = max(1, len(train["target"]) // cfg.minibatch_size)
     log(f"{len(train['target'])} training and {len(valid['target'])} validation decisions from {files} files; "
         f"{per_epoch} minibatches per epoch")
-    if net.cfg.features == "expert":  # the prior is the expert's preference: its argmax is the expert's move
+    if net.cfg.prior_is_expert:  # the prior is the expert's preference: its argmax is the expert's move
         prior = np.where(valid["mask"], valid["prior"].astype(np.float32), -np.inf)
         log(f"the expert alone agrees with the teacher on {(prior.argmax(1) == valid['target']).mean():.4f} "
             f"of the validation decisions")

@@ -179,12 +179,12 @@ def collect_rollout(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
         prior_all = np.zeros(batch.mask.shape, np.float32)
         expert_seat = ~learner & (tr.lane_kind == EXPERT)
         net_rows = learner | (~learner & (tr.lane_kind == SNAPSHOT))
-        if cfg.net.uses_expert:
+        if cfg.net.prior_is_expert:  # the expert opponents' preference is the same input
             net_rows |= expert_seat
         if net_rows.any():
             prior_all[net_rows] = action_features(cfg.net.features, cfg.game, batch.obs[net_rows],
                                                   batch.mask[net_rows], cfg.num_players)
-        if not cfg.net.uses_expert and expert_seat.any():
+        if not cfg.net.prior_is_expert and expert_seat.any():
             prior_all[expert_seat] = expert_prior(cfg.game, batch.obs[expert_seat], batch.mask[expert_seat],
                                                   cfg.num_players)
         rows = np.flatnonzero(learner)
