@@ -96,8 +96,9 @@ def planned_expert_prior(game: str, observations: np.ndarray, masks: np.ndarray,
     """The expert's preference (:func:`expert_prior`) with Rummy's known-stock draws scored by
     the race along the known stock instead (:mod:`rummyrl.rummy_outlook`): where drawing and
     taking the top discard end the race differently (the player out first, nobody, an
-    opponent), drawing reads 0 and taking :func:`~rummyrl.rummy_outlook.plan_preference`
-    (+-10 or +-12); where they end alike, the expert's preference stands."""
+    opponent) or at different times, drawing reads 0 and taking
+    :func:`~rummyrl.rummy_outlook.plan_preference` (+-5 to +-12); elsewhere the expert's
+    preference stands."""
     if game != "rummy":
         raise ValueError(f"features='expert_plan' is built for rummy only, not {game!r}; use 'expert'")
     from rummyrl import rummy

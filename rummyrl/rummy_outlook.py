@@ -21,19 +21,21 @@ pile or drawn from the turned stock) is played and a card thrown, one card fewer
 goes out when its hand is used up. The race ends when the player goes out (on its turn,
 before the opponents' turns of that round), an opponent does, or the known cards run out
 (then nobody does: a drawn round, R-7). :func:`plan_preference` prefers the choice whose
-race ends better (the player out first, then nobody, then an opponent) and leaves a tie to
-whoever uses it.
+race ends better (the player out first, then nobody, then an opponent); between two races
+won by the player, the sooner; between two lost to an opponent, the later (the race knows
+only part of the opponents' hands: the longer it runs, the likelier it turns). It leaves
+other ties to whoever uses it.
 
-Measured (four players, games to 200, same deals on each line, seed 1000, 4,000 games
-each): against three ``simple``, the ``expert`` won 34.4% [33.0, 35.9]; the expert with its
-draws at a known stock decided by the race (``NetConfig.features = "expert_plan"``) won
-38.7% [37.2, 40.2]. Earlier forms of the outlook that compared only the player's own turn of
-going out and its deadwood won 36.5%, 37.2% with the cards that help opponents counted
-against a choice; breaking the race's ties by them added nothing (38.5-38.7%). Against
-three experts: 26.0% [24.6, 27.4], the expert itself 25% by symmetry. Search at those
-draws alone won 41.4% of 1,000 games where the expert won 32.9% (seed 555), and 43.6%
-[40.6, 46.7] where the expert won 35.6% and the race 38.9% (seed 4242): the race carries
-about half of search's edge there.
+Measured (four players, games to 200, the same deals on each line of a seed, 4,000 games
+each): against three ``simple``, the ``expert`` won 34.4% [33.0, 35.9] (seed 1000) and
+35.2% [33.7, 36.7] (seed 2024); the expert with its draws at a known stock decided by this
+plan (``NetConfig.features = "expert_plan"``) won 39.9% [38.4, 41.4] and 39.8% [38.3,
+41.3]; by the race's ends alone 38.7% and 39.1%. Comparing only the player's own turn of
+going out and its deadwood won 36.5% (seed 1000), 37.2% with the cards that help opponents
+counted against a choice. Against three experts the plan won 26.2% [24.9, 27.6] (seed
+1000; the expert itself 25% by symmetry). Search at those draws alone won 41.4% of 1,000
+games where the expert won 32.9% (seed 555), and 43.6% [40.6, 46.7] where the expert won
+35.6% (seed 4242).
 
 The engine's rules are not changed or consulted here beyond the observation's layout;
 this module is a feature for agents (``NetConfig.features = "expert_plan"``).
@@ -126,8 +128,9 @@ def _helps(row, j, x):
 
 @njit(cache=True)
 def _race(row, seq, n, first, players, my_turn, hand_size):
-    """Who goes out first along the known sequence: :data:`ME` (the player, on its turn
-    ``my_turn``), :data:`OPPONENT` or :data:`NOBODY` before the known cards run out. Opponent ``j`` (relative seat)
+    """Who goes out first along the known sequence, and on which turn: (:data:`ME`, the
+    player's turn ``my_turn``), (:data:`OPPONENT`, its turn) or (:data:`NOBODY`,
+    :data:`NEVER`) when the known cards run out first. Opponent ``j`` (relative seat)
     gets ``seq[first + t * players + j - 1]`` on its turn ``t``; each card that helps it
     (:func:`_helps`) is played and a card thrown, one card fewer in its hand, and it goes out
     when its hand is used up."""
@@ -136,14 +139,14 @@ def _race(row, seq, n, first, players, my_turn, hand_size):
         left[j] = int(round(row[_SIZES + j] * hand_size))
     for t in range(n // players + 2):
         if t == my_turn:
-            return ME
+            return ME, t
         for j in range(1, players):
             i = first + t * players + (j - 1)
             if i < n and _helps(row, j, seq[i]):
                 left[j] -= 1
                 if left[j] <= 0:
-                    return OPPONENT
-    return NOBODY
+                    return OPPONENT, t
+    return NOBODY, NEVER
 
 
 
@@ -195,7 +198,7 @@ def _outlook_kernel(obs, rows, players, hand_size, out):
             mine[k] = ordered[j]
             k += 1
         out[i, 0] = _play_out(hand, fits, mine, k)[0]
-        out[i, 1] = _race(row, ordered, n, 1, players, out[i, 0], hand_size)
+        out[i, 1], out[i, 2] = _race(row, ordered, n, 1, players, out[i, 0], hand_size)
         # take: the top discard, then cards P-1, 2P-1, ... of the sequence without it
         rest = ordered if turned else ordered[ordered != top]
         mine[0] = top
@@ -203,8 +206,8 @@ def _outlook_kernel(obs, rows, players, hand_size, out):
         for j in range(players - 1, rest.size, players):
             mine[k] = rest[j]
             k += 1
-        out[i, 2] = _play_out(hand, fits, mine, k)[0]
-        out[i, 3] = _race(row, rest, rest.size, 0, players, out[i, 2], hand_size)
+        out[i, 3] = _play_out(hand, fits, mine, k)[0]
+        out[i, 4], out[i, 5] = _race(row, rest, rest.size, 0, players, out[i, 3], hand_size)
 
 
 def known_sequence(observation: np.ndarray) -> np.ndarray:
@@ -218,19 +221,20 @@ def known_sequence(observation: np.ndarray) -> np.ndarray:
 
 def known_stock_outlook(observations: np.ndarray, rows: np.ndarray, num_players: int,
                         hand_size: int = 7) -> np.ndarray:
-    """``(len(rows), 4)`` int64 for the observations ``rows`` (known-stock draws, see
+    """``(len(rows), 6)`` int64 for the observations ``rows`` (known-stock draws, see
     ``rummyrl.agents.split.stock_rows``) of a game of ``num_players`` dealt ``hand_size``
     cards each (the observation gives hand sizes as fractions of it): after drawing from the
-    stock, the player's turn of going out (:data:`NEVER`: not within the known stock) and how
-    the race ends (:data:`ME`, :data:`OPPONENT` or :data:`NOBODY` first out); then the same
-    after taking the top discard (module docstring)."""
+    stock, the player's turn of going out (:data:`NEVER`: not within the known stock), how
+    the race ends (:data:`ME`, :data:`OPPONENT` or :data:`NOBODY` first out) and on which
+    turn (:data:`NEVER` for nobody); then the same three after taking the top discard
+    (module docstring)."""
     if num_players < 2:
         raise ValueError(f"num_players must be at least 2, got {num_players}")
     if hand_size < 1:
         raise ValueError(f"hand_size must be at least 1, got {hand_size}")
     obs = np.ascontiguousarray(observations, dtype=np.float32)
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    out = np.zeros((rows.size, 4), np.int64)
+    out = np.zeros((rows.size, 6), np.int64)
     _outlook_kernel(obs, rows, num_players, hand_size, out)
     return out
 
@@ -242,6 +246,14 @@ RACE_WORTH = np.array([1.0, -1.0, 0.0])
 def plan_preference(outlook: np.ndarray) -> np.ndarray:
     """``(n,)`` float32: how much better taking the top discard looks than drawing, from
     :func:`known_stock_outlook`: 10 points per step of :data:`RACE_WORTH` between the two
-    races' ends, at most 12 (first out instead of an opponent); 0 where both end alike."""
+    races' ends, at most 12 (first out instead of an opponent); where both races end with
+    the player out first, 5 points for the sooner, and where both end with an opponent out
+    first, 5 points for the later (the race knows only part of the opponents' hands: the
+    longer it runs, the likelier it turns); 0 otherwise."""
     o = np.asarray(outlook, np.int64)
-    return np.clip(10.0 * (RACE_WORTH[o[:, 3]] - RACE_WORTH[o[:, 1]]), -12.0, 12.0).astype(np.float32)
+    draw, take = o[:, 1], o[:, 4]
+    pref = np.clip(10.0 * (RACE_WORTH[take] - RACE_WORTH[draw]), -12.0, 12.0)
+    sooner = np.sign(o[:, 2] - o[:, 5]) * 5.0  # taking ends the race sooner: +5
+    pref = np.where((draw == take) & (draw == ME), sooner, pref)
+    pref = np.where((draw == take) & (draw == OPPONENT), -sooner, pref)
+    return pref.astype(np.float32)

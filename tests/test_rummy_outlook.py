@@ -116,14 +116,14 @@ def race_reference(row, mine, theirs, my_turn):
     left = {j: round(row[L["hand_sizes"].start + j] * 7) for j in range(1, P)}
     for t in range(len(mine) + len(theirs) + 1):
         if t == my_turn:
-            return ME
+            return [ME, t]
         for j in range(1, P):
             i = t * (P - 1) + j - 1
             if i < len(theirs) and helps_reference(row, j, theirs[i]):
                 left[j] -= 1
                 if left[j] == 0:
-                    return OPPONENT
-    return NOBODY
+                    return [OPPONENT, t]
+    return [NOBODY, NEVER]
 
 
 def test_the_outlook_agrees_with_a_plain_reference():
@@ -148,10 +148,10 @@ def test_the_outlook_agrees_with_a_plain_reference():
             theirs_take = [c for k, c in enumerate(rest) if k % P != P - 1]
             turn_draw = play_out_reference(hand, fits, mine_draw)[0]
             turn_take = play_out_reference(hand, fits, mine_take)[0]
-            want = [turn_draw, race_reference(row, mine_draw, theirs_draw, turn_draw),
-                    turn_take, race_reference(row, mine_take, theirs_take, turn_take)]
+            want = [turn_draw, *race_reference(row, mine_draw, theirs_draw, turn_draw),
+                    turn_take, *race_reference(row, mine_take, theirs_take, turn_take)]
             assert got[i].tolist() == want
-            races.update((want[1], want[3]))
+            races.update((want[1], want[4]))
             done += 1
     assert done > 60 and races == {ME, OPPONENT, NOBODY}
 
@@ -182,33 +182,39 @@ def test_a_scripted_position_has_its_exact_outlook_and_the_plan_takes():
     assert stock_rows("rummy", obs, mask).tolist() == [True]
     assert known_sequence(obs[0]).tolist() == parse_cards("9D 8C 4S 7H JD")
     out = known_stock_outlook(obs, np.array([0]), P)
-    assert out.tolist() == [[NEVER, NOBODY, 1, ME]]
+    assert out.tolist() == [[NEVER, NOBODY, NEVER, 1, ME, 1]]
     assert plan_preference(out).tolist() == [10.0]
     # the expert draws here (2C makes no meld and is worth little); the plan takes it
     assert expert_prior("rummy", obs, mask, P).argmax(1).tolist() == [rummy.DRAW_STOCK]
     assert planned_expert_prior("rummy", obs, mask, P).argmax(1).tolist() == [rummy.TAKE_DISCARD]
     # with 3 players it is the draw that brings 7H (stock card 3) on the second turn; the
     # take brings 2C, then 4S (stock card 2): no meld
-    assert known_stock_outlook(obs, np.array([0]), 3).tolist() == [[1, ME, NEVER, NOBODY]]
+    assert known_stock_outlook(obs, np.array([0]), 3).tolist() == [[1, ME, 1, NEVER, NOBODY, NEVER]]
     # the next player has melded and holds one card, and 8C fits the table: after a draw it
     # gets 8C (stock card 1) and goes out first; after a take it gets 9D, seat 2 gets 8C
     # (seat 2 has not melded), and the player goes out on its second turn
     obs[0, L["table_fits"].start + parse_cards("8C")[0]] = 1
     obs[0, L["melded"].start + 1] = 1
     obs[0, L["hand_sizes"].start + 1] = 1 / 7
-    assert known_stock_outlook(obs, np.array([0]), P).tolist() == [[NEVER, OPPONENT, 1, ME]]
+    assert known_stock_outlook(obs, np.array([0]), P).tolist() == [[NEVER, OPPONENT, 0, 1, ME, 1]]
     assert plan_preference(known_stock_outlook(obs, np.array([0]), P)).tolist() == [12.0]
     # with seat 2 the one that has melded, the take feeds it 8C before the player's second turn
     obs[0, L["melded"].start + 1], obs[0, L["hand_sizes"].start + 1] = 0, 3 / 7
     obs[0, L["melded"].start + 2], obs[0, L["hand_sizes"].start + 2] = 1, 1 / 7
-    assert known_stock_outlook(obs, np.array([0]), P).tolist() == [[NEVER, NOBODY, 1, OPPONENT]]
+    assert known_stock_outlook(obs, np.array([0]), P).tolist() == [[NEVER, NOBODY, NEVER, 1, OPPONENT, 0]]
     assert plan_preference(known_stock_outlook(obs, np.array([0]), P)).tolist() == [-10.0]
 
 
-def test_the_plan_prefers_the_better_end_of_the_race():
-    o = np.array([[NEVER, NOBODY, 1, ME], [0, ME, NEVER, OPPONENT], [NEVER, OPPONENT, NEVER, NOBODY],
-                  [2, ME, 1, ME], [NEVER, NOBODY, NEVER, NOBODY]])
-    assert plan_preference(o).tolist() == [10.0, -12.0, 10.0, 0.0, 0.0]
+def test_the_plan_prefers_the_better_end_of_the_race_then_the_better_time():
+    o = np.array([[NEVER, NOBODY, NEVER, 1, ME, 1],          # nobody -> the player out: take
+                  [0, ME, 0, NEVER, OPPONENT, 2],            # the player -> an opponent: draw
+                  [NEVER, OPPONENT, 1, NEVER, NOBODY, NEVER],
+                  [2, ME, 2, 1, ME, 1],                      # out sooner by taking
+                  [NEVER, OPPONENT, 0, NEVER, OPPONENT, 2],  # an opponent out later by taking
+                  [NEVER, OPPONENT, 2, NEVER, OPPONENT, 0],
+                  [NEVER, NOBODY, NEVER, NEVER, NOBODY, NEVER],
+                  [1, ME, 1, 1, ME, 1]])
+    assert plan_preference(o).tolist() == [10.0, -12.0, 10.0, 5.0, 5.0, -5.0, 0.0, 0.0]
 
 
 def test_expert_plan_changes_only_the_draws_at_a_known_stock():
