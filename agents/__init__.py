@@ -34,6 +34,13 @@ def _expert(game: str = "gin", seed: int | None = None) -> Agent:
     return ExpertRummyAgent()
 
 
+def _planner(game: str = "rummy", seed: int | None = None) -> Agent:
+    check_game(game)
+    from .rummy_planner import PlannerRummyAgent
+
+    return PlannerRummyAgent(game)
+
+
 def _search(game: str = "gin", seed: int | None = None, **options) -> Agent:
     check_game(game)
     from .search import SearchAgent
@@ -49,8 +56,8 @@ def _pretrained(game: str = "gin", seed: int | None = None) -> Agent:
 
 
 #: name -> constructor(game, seed) of the built-in agents
-_BUILTIN = {"random": RandomAgent, "simple": _simple, "expert": _expert, "search": _search,
-            "pretrained": _pretrained}
+_BUILTIN = {"random": RandomAgent, "simple": _simple, "expert": _expert, "planner": _planner,
+            "search": _search, "pretrained": _pretrained}
 #: built-in agents that take options in their spec, ``name:key=value,...``
 _WITH_OPTIONS = {"search"}
 

@@ -557,7 +557,7 @@ def write_outputs(t: Tournament, out: Path, about: dict | None = None) -> tuple[
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Tournaments between rummyrl agents.",
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("agents", nargs="+", help="baseline names (random, simple, expert) or checkpoint paths")
+    ap.add_argument("agents", nargs="+", help="agent names (random, simple, expert, planner, search, pretrained) or checkpoint paths")
     ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
     ap.add_argument("--games", type=int, default=2000, help="games per pairing (default 2000)")
     ap.add_argument("--unit", default="game", choices=["game", "hand"], help="whole games to the target, or single hands")

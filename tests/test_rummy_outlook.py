@@ -289,3 +289,13 @@ def test_training_with_expert_plan_keeps_the_expert_opponents_the_expert(tmp_pat
     planned = planned_expert_prior("rummy", obs, masks, P)
     assert (planned != prior).any(1).sum() >= 5  # positions where the learner's features differ
     assert np.array_equal(prior, expert_prior("rummy", obs, masks, P))
+
+
+def test_the_planner_agent_plays_the_plan_and_refuses_gin():
+    planner = load_agent("planner", game="rummy")
+    obs, mask = scripted_position()
+    assert planner.act(obs, mask).tolist() == [rummy.TAKE_DISCARD]
+    for _, o, m, rows in known_stock_positions(n=16, seed=4, turns=120):
+        assert (planner.act(o, m) == planned_expert_prior("rummy", o, m, P).argmax(1)).all()
+    with pytest.raises(ValueError, match="planner plays 'rummy' only"):
+        load_agent("planner", game="gin")

@@ -1,0 +1,39 @@
+"""``planner`` for Rummy: the expert, with its draws at a known stock decided by the race.
+
+After the discard pile has been turned over (R-7), or when the stock is empty, every
+player knows which cards the stock will give, and taking the top discard instead of
+drawing shifts them by one for every player. This agent plays the ``expert`` everywhere
+except at those draws, where it races the players along both sequences on public
+information (:mod:`rummyrl.rummy_outlook`) and takes the choice whose race ends better.
+It is the argmax of the ``expert_plan`` network features
+(:func:`rummyrl.agents.neural.planned_expert_prior`), so an untrained network with those
+features and a zero head plays exactly like it. Against three ``simple`` it won 39.9% of
+4,000 four-player games where the expert won 34.4% of the same deals (README, "Rummy: the
+known stock is a race").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Agent
+
+
+class PlannerRummyAgent(Agent):
+    name = "planner"
+    game = "rummy"
+
+    def __init__(self, game: str = "rummy", seed: int | None = None, num_players: int | None = None):
+        if game != "rummy":
+            raise ValueError(f"the planner plays 'rummy' only (Gin has no turned-over stock), not {game!r}; "
+                             f"use 'expert' for gin")
+        self.num_players = num_players
+
+    def preferences(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(B, NUM_ACTIONS)``: the expert's preference with the known-stock draws planned."""
+        from .neural import planned_expert_prior
+
+        return planned_expert_prior("rummy", observations, np.asarray(action_masks, bool), self.num_players)
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return self.preferences(observations, action_masks).argmax(1)
