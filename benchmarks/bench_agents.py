@@ -4,7 +4,8 @@ expert's preference as input, and plain) and search; prints a markdown table.
     python benchmarks/bench_agents.py [--batch 1024] [--repeat 3] [--game gin]
 
 Each agent decides for the same ``--batch`` positions (taken from expert-vs-expert games,
-every phase of a hand), in rounds that alternate between the agents; a row is the agent's
+every phase of a hand; in Rummy from 400 moves of each game, so that late rounds with a
+turned-over stock, where ``planner`` races, are among them), in rounds that alternate between the agents; a row is the agent's
 best round of ``--repeat`` (a shared machine's slow spells then fall on all of them).
 ``pretrained`` is the shipped network; ``network (plain)`` an untrained plain network of
 the same width (its cost does not depend on its weights). Search decides for 1/16 of the
@@ -29,7 +30,7 @@ def positions(game: str, batch: int, seed: int = 0):
     st = engine.init(batch, seed=seed)
     obs, masks = [], []
     rng = np.random.default_rng(seed)
-    for _ in range(40):
+    for _ in range(40 if game == "gin" else 400):
         live = np.flatnonzero(~st.game_over)
         if live.size == 0:
             break
@@ -56,11 +57,15 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(1)
     obs, masks = positions(args.game, args.batch)
-    agents = {name: load_agent(name, game=args.game, seed=0) for name in ("random", "simple", "expert", "pretrained")}
+    names = ("random", "simple", "expert") + (("planner",) if args.game == "rummy" else ()) + ("pretrained",)
+    agents = {name: load_agent(name, game=args.game, seed=0) for name in names}
     pre = agents["pretrained"].net.cfg
     plain = NetConfig(hidden=pre.hidden, layers=pre.layers, prior_scale=0.0,
                       features="engine" if args.game == "gin" else "none")
     agents["network (plain)"] = NeuralAgent(PolicyNet(game_io(args.game), plain))
+    if args.game == "rummy":  # the planner's race as the network's features (same width)
+        planned = NetConfig(hidden=pre.hidden, layers=pre.layers, prior_scale=pre.prior_scale, features="expert_plan")
+        agents["network (expert_plan)"] = NeuralAgent(PolicyNet(game_io(args.game), planned))
     agents["search"] = load_agent("search", game=args.game, seed=0)
     for a in agents.values():  # compile and warm up
         a.act(obs[:16], masks[:16])
