@@ -223,7 +223,8 @@ def known_stock_outlook(observations: np.ndarray, rows: np.ndarray, num_players:
                         hand_size: int = 7) -> np.ndarray:
     """``(len(rows), 6)`` int64 for the observations ``rows`` (known-stock draws, see
     ``rummyrl.agents.split.stock_rows``) of a game of ``num_players`` dealt ``hand_size``
-    cards each (the observation gives hand sizes as fractions of it): after drawing from the
+    cards each (the observation gives hand sizes as fractions of it; the planner and the
+    ``expert_plan`` features use the default 7, as the expert does): after drawing from the
     stock, the player's turn of going out (:data:`NEVER`: not within the known stock), how
     the race ends (:data:`ME`, :data:`OPPONENT` or :data:`NOBODY` first out) and on which
     turn (:data:`NEVER` for nobody); then the same three after taking the top discard
@@ -233,7 +234,11 @@ def known_stock_outlook(observations: np.ndarray, rows: np.ndarray, num_players:
     if hand_size < 1:
         raise ValueError(f"hand_size must be at least 1, got {hand_size}")
     obs = np.ascontiguousarray(observations, dtype=np.float32)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    if obs.ndim != 2 or obs.shape[1] != rummy.OBS_DIM:
+        raise ValueError(f"observations must be (B, {rummy.OBS_DIM}) Rummy observations, got shape {obs.shape}")
+    rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1)
+    if rows.size and (rows.min() < 0 or rows.max() >= len(obs)):
+        raise ValueError(f"rows must index the {len(obs)} observations, got {rows.min()}..{rows.max()}")
     out = np.zeros((rows.size, 6), np.int64)
     _outlook_kernel(obs, rows, num_players, hand_size, out)
     return out

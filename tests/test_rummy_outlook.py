@@ -252,6 +252,10 @@ def test_expert_plan_is_refused_for_gin_and_without_its_game():
         planned_expert_prior("gin", np.zeros((1, 10)), np.zeros((1, 10), bool))
     with pytest.raises(ValueError, match="num_players must be at least 2"):
         known_stock_outlook(np.zeros((1, rummy.OBS_DIM), np.float32), np.array([0]), 1)
+    with pytest.raises(ValueError, match="rows must index the 1 observations"):
+        known_stock_outlook(np.zeros((1, rummy.OBS_DIM), np.float32), np.array([1]), P)
+    with pytest.raises(ValueError, match=r"observations must be \(B, 3061\)"):
+        known_stock_outlook(np.zeros((1, 100), np.float32), np.array([0]), P)
     from rummyrl.training.config import ConfigError, load_config
 
     with pytest.raises(ConfigError, match="expert_plan' is built for rummy only"):
