@@ -202,7 +202,7 @@ class NetConfig:
     features: str = "expert"
     """What the network gets per action beside the observation: ``expert`` (the expert's
     preference, also the prior of ``prior_scale``), ``expert_plan`` (Rummy: the same, with
-    draws at a known stock scored by the known-stock outlook, :func:`planned_expert_prior`),
+    draws at a known stock scored by a race along it, :func:`planned_expert_prior`),
     ``engine`` (the deadwood after each discard and after taking the face-up card; Gin) or
     ``none``. Only the first two put the expert in the network."""
 
