@@ -92,8 +92,8 @@ def _throw_best(m):
 
 @njit(cache=True)
 def _play_out(hand, fits, cards, n):
-    """(turn of going out or :data:`NEVER`, deadwood at the end) for suit masks ``hand`` receiving
-    ``cards[:n]``, one per turn; ``fits``: suit masks of the cards it may lay off."""
+    """The turn of going out (or :data:`NEVER`) of suit masks ``hand`` receiving ``cards[:n]``,
+    one per turn; ``fits``: suit masks of the cards it may lay off."""
     m = hand.copy()
     for t in range(n):
         x = cards[t]
@@ -101,32 +101,38 @@ def _play_out(hand, fits, cards, n):
         if not (fits[s] >> r) & 1:
             m[s] |= 1 << r
             if _deadwood(m) == 0:
-                return t, 0
+                return t
         if min_after_discard_one(m, -1, -1) == 0:
-            return t, 0
+            return t
         _throw_best(m)
-    return NEVER, _deadwood(m)
+    return NEVER
 
 
 @njit(cache=True)
-def _helps(row, j, x):
-    """Does card ``x`` help relative seat ``j``: it fits a table meld and ``j`` has melded,
-    or it melds with cards ``j`` is known to hold (taken from the pile or drawn from a
-    turned stock)?"""
-    s, r = x // NUM_RANKS, x % NUM_RANKS
-    if row[_MELDED + j] > 0.5 and row[_FITS + x] > 0.5:
-        return True
-    known = np.zeros(NUM_SUITS, np.int64)
-    any_known = False
+def _known_cards(row, j, known):
+    """Write into ``known`` the suit masks of the cards relative seat ``j`` is known to hold
+    (taken from the pile or drawn from a turned stock); returns whether there are any."""
+    known[:] = 0
     for c in range(NUM_CARDS):
         if row[_KNOWN + j * NUM_CARDS + c] > 0.5 or row[_DRAWN + j * NUM_CARDS + c] > 0.5:
             known[c // NUM_RANKS] |= 1 << (c % NUM_RANKS)
-            any_known = True
+    return (known[0] | known[1] | known[2] | known[3]) != 0
+
+
+@njit(cache=True)
+def _helps(row, j, x, known, any_known):
+    """Does card ``x`` help relative seat ``j``: it fits a table meld and ``j`` has melded,
+    or it melds with the cards ``known`` (:func:`_known_cards`) ``j`` is known to hold?"""
+    s, r = x // NUM_RANKS, x % NUM_RANKS
+    if row[_MELDED + j] > 0.5 and row[_FITS + x] > 0.5:
+        return True
     if not any_known:
         return False
     before = _deadwood(known)
     known[s] |= 1 << r
-    return _deadwood(known) < before + RANK_VALUE[r]
+    after = _deadwood(known)
+    known[s] &= ~(1 << r)
+    return after < before + RANK_VALUE[r]
 
 
 @njit(cache=True)
@@ -138,19 +144,21 @@ def _race(row, seq, n, first, players, my_turn, hand_size):
     (:func:`_helps`) is played and a card thrown, one card fewer in its hand, and it goes out
     when its hand is used up."""
     left = np.zeros(players, np.int64)
+    known = np.zeros((players, NUM_SUITS), np.int64)
+    any_known = np.zeros(players, np.bool_)
     for j in range(1, players):
         left[j] = int(round(row[_SIZES + j] * hand_size))
+        any_known[j] = _known_cards(row, j, known[j])
     for t in range(n // players + 2):
         if t == my_turn:
             return ME, t
         for j in range(1, players):
             i = first + t * players + (j - 1)
-            if i < n and _helps(row, j, seq[i]):
+            if i < n and _helps(row, j, seq[i], known[j], any_known[j]):
                 left[j] -= 1
                 if left[j] <= 0:
                     return OPPONENT, t
     return NOBODY, NEVER
-
 
 
 @njit(cache=True)
@@ -200,7 +208,7 @@ def _outlook_kernel(obs, rows, players, hand_size, out):
         for j in range(0, n, players):
             mine[k] = ordered[j]
             k += 1
-        out[i, 0] = _play_out(hand, fits, mine, k)[0]
+        out[i, 0] = _play_out(hand, fits, mine, k)
         out[i, 1], out[i, 2] = _race(row, ordered, n, 1, players, out[i, 0], hand_size)
         # take: the top discard, then cards P-1, 2P-1, ... of the sequence without it
         rest = ordered if turned else ordered[ordered != top]
@@ -209,7 +217,7 @@ def _outlook_kernel(obs, rows, players, hand_size, out):
         for j in range(players - 1, rest.size, players):
             mine[k] = rest[j]
             k += 1
-        out[i, 3] = _play_out(hand, fits, mine, k)[0]
+        out[i, 3] = _play_out(hand, fits, mine, k)
         out[i, 4], out[i, 5] = _race(row, rest, rest.size, 0, players, out[i, 3], hand_size)
 
 
