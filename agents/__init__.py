@@ -34,11 +34,22 @@ def _expert(game: str = "gin", seed: int | None = None) -> Agent:
     return ExpertRummyAgent()
 
 
-def _planner(game: str = "rummy", seed: int | None = None) -> Agent:
+def _planner(game: str = "rummy", seed: int | None = None, params=None) -> Agent:
     check_game(game)
     from .rummy_planner import PlannerRummyAgent
 
-    return PlannerRummyAgent(game)
+    return PlannerRummyAgent(game, params=params)
+
+
+def _options(name: str, text: str) -> dict:
+    """The keyword arguments of ``name:text`` (``search:worlds=64``, ``planner:swap_margin=24``)."""
+    if name == "planner":
+        from .rummy_expert import parse_params
+
+        return {"params": parse_params(text)}
+    from .search import parse_options
+
+    return parse_options(text)
 
 
 def _search(game: str = "gin", seed: int | None = None, **options) -> Agent:
@@ -59,7 +70,7 @@ def _pretrained(game: str = "gin", seed: int | None = None) -> Agent:
 _BUILTIN = {"random": RandomAgent, "simple": _simple, "expert": _expert, "planner": _planner,
             "search": _search, "pretrained": _pretrained}
 #: built-in agents that take options in their spec, ``name:key=value,...``
-_WITH_OPTIONS = {"search"}
+_WITH_OPTIONS = {"search", "planner"}
 
 
 def agent_names() -> list[str]:
@@ -73,7 +84,7 @@ def register(name: str, factory) -> None:
 
 def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
     """An agent from a name (``random``, ...), a name with options
-    (``search:worlds=64,topk=3``), an :class:`Agent`, or a checkpoint path."""
+    (``search:worlds=64,topk=3``, ``planner:swap_margin=24``), an :class:`Agent`, or a checkpoint path."""
     if isinstance(spec, Agent):
         if spec.game != game:
             raise ValueError(f"agent {spec!r} plays {spec.game!r}, not {game!r}")
@@ -87,9 +98,7 @@ def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
         if name not in _WITH_OPTIONS:
             raise ValueError(f"agent {name!r} takes no options (got {spec!r}); agents with options: "
                              f"{sorted(_WITH_OPTIONS)}")
-        from .search import parse_options
-
-        return _BUILTIN[name](game=game, seed=seed, **parse_options(options))
+        return _BUILTIN[name](game=game, seed=seed, **_options(name, options))
     if os.path.sep in spec or spec.endswith(".pt") or os.path.exists(spec):
         from .neural import load_agent_from_checkpoint
 

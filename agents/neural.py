@@ -74,14 +74,22 @@ def game_io(game: str, num_players: int | None = None) -> GameIO:
 PRIOR_ILLEGAL = -60.0
 
 
-def expert_prior(game: str, observations: np.ndarray, masks: np.ndarray, num_players: int | None = None) -> np.ndarray:
+def expert_prior(game: str, observations: np.ndarray, masks: np.ndarray, num_players: int | None = None,
+                 params=None) -> np.ndarray:
     """The rule-based expert's preference over actions, ``(B, A)`` float32, in deadwood
-    points (Gin) or penalty points (Rummy); illegal actions read :data:`PRIOR_ILLEGAL`."""
+    points (Gin) or penalty points (Rummy); illegal actions read :data:`PRIOR_ILLEGAL`.
+    ``params``: Rummy only, :class:`~rummyrl.agents.rummy_expert.RummyExpertParams` (default:
+    the ``expert`` baseline's)."""
     if game == "gin":
+        if params is not None:
+            raise ValueError("expert parameters are Rummy's (RummyExpertParams); the Gin expert takes none")
         from .gin_expert import expert_preferences
+
+        pref = expert_preferences(observations, masks)
     else:
         from .rummy_expert import expert_preferences
-    pref = expert_preferences(observations, masks)  # the observation carries the seat count
+
+        pref = expert_preferences(observations, masks, params)  # the observation carries the seat count
     return np.maximum(pref, PRIOR_ILLEGAL, out=pref)
 
 
@@ -92,13 +100,14 @@ EXPERT_FEATURES = ("expert", "expert_plan")
 
 
 def planned_expert_prior(game: str, observations: np.ndarray, masks: np.ndarray,
-                         num_players: int | None = None) -> np.ndarray:
+                         num_players: int | None = None, params=None) -> np.ndarray:
     """The expert's preference (:func:`expert_prior`) with Rummy's known-stock draws scored by
     the race along the known stock instead (:mod:`rummyrl.rummy_outlook`): where drawing and
     taking the top discard end the race differently (the player out first, nobody, an
     opponent) or at different times, drawing reads 0 and taking
     :func:`~rummyrl.rummy_outlook.plan_preference` (+-5 to +-12); elsewhere the expert's
-    preference stands."""
+    preference stands. ``params``: the expert's :class:`RummyExpertParams` (default: the
+    baseline's; the ``expert_plan`` features always use the default)."""
     if game != "rummy":
         raise ValueError(f"features='expert_plan' is built for rummy only, not {game!r}; use 'expert'")
     from rummyrl import rummy
@@ -107,7 +116,7 @@ def planned_expert_prior(game: str, observations: np.ndarray, masks: np.ndarray,
     from .split import stock_rows
 
     obs = np.asarray(observations)
-    pref = expert_prior(game, obs, masks, num_players)
+    pref = expert_prior(game, obs, masks, num_players, params)
     rows = np.flatnonzero(stock_rows(game, obs, masks))
     if rows.size:
         players = num_players or int(round(obs[rows[0], rummy.OBS_LAYOUT["seat_present"]].sum()))

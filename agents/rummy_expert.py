@@ -64,6 +64,27 @@ class RummyExpertParams:
         return np.array([getattr(self, f.name) for f in fields(self)], np.float64)
 
 
+def parse_params(text: str) -> RummyExpertParams:
+    """``"swap_margin=24,w_danger=4"`` -> :class:`RummyExpertParams`; the fields not named keep
+    their defaults. Every key must be a field and every value a finite number (the weights
+    ``w_danger`` and ``w_outs`` at least 0)."""
+    names = [f.name for f in fields(RummyExpertParams)]
+    out = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or key not in names:
+            raise ValueError(f"expert parameter {item!r} is not KEY=VALUE with KEY one of {', '.join(names)}")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not np.isfinite(number) or (key != "swap_margin" and number < 0):
+            raise ValueError(f"expert parameter {key}={value!r} must be a finite number"
+                             + ("" if key == "swap_margin" else " >= 0"))
+        out[key] = number
+    return RummyExpertParams(**out)
+
+
 @njit(cache=True)
 def _pref_kernel(obs, mask, meld_masks, params, pref):
     w_danger, w_outs, swap_margin = params[0], params[1], params[2]

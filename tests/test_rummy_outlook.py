@@ -303,3 +303,34 @@ def test_the_planner_agent_plays_the_plan_and_refuses_gin():
         assert (planner.act(o, m) == planned_expert_prior("rummy", o, m, P).argmax(1)).all()
     with pytest.raises(ValueError, match="planner plays 'rummy' only"):
         load_agent("planner", game="gin")
+
+
+def test_a_higher_swap_margin_only_drops_takes_that_are_swaps():
+    # planner:swap_margin=24 takes the top discard at a subset of the draws where the default
+    # (12) does, plays the same everywhere else, and differs somewhere: the option is read
+    tight = load_agent("planner:swap_margin=24", game="rummy")
+    assert tight.params.swap_margin == 24.0 and tight.params.w_outs == 12.0
+    default = load_agent("planner", game="rummy")
+    st = rummy.init(64, seed=21)
+    dropped = 0
+    for _ in range(400):
+        obs, mask = rummy.observe(st), rummy.legal_mask(st)
+        a, b = default.act(obs, mask), tight.act(obs, mask)
+        draw = mask[:, rummy.DRAW_STOCK] & mask[:, rummy.TAKE_DISCARD]
+        assert np.array_equal(a[~draw], b[~draw])
+        assert not ((b == rummy.TAKE_DISCARD) & (a != rummy.TAKE_DISCARD)).any()
+        dropped += int(((a == rummy.TAKE_DISCARD) & (b == rummy.DRAW_STOCK)).sum())
+        st = rummy.step(st, a)
+        rummy.reset_done(st)
+    assert dropped >= 5
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("planner:swap=3", "not KEY=VALUE with KEY one of w_danger, w_outs, swap_margin"),
+    ("planner:w_outs=-1", "w_outs='-1' must be a finite number >= 0"),
+    ("planner:swap_margin=nan", "swap_margin='nan' must be a finite number"),
+    ("expert:swap_margin=24", "agent 'expert' takes no options"),
+])
+def test_planner_options_are_checked(spec, message):
+    with pytest.raises(ValueError, match=message):
+        load_agent(spec, game="rummy")
