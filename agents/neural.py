@@ -164,20 +164,37 @@ def engine_features(game: str, observations: np.ndarray, masks: np.ndarray) -> n
 
 
 def action_features(kind: str, game: str, observations: np.ndarray, masks: np.ndarray,
-                    num_players: int | None = None) -> np.ndarray:
+                    num_players: int | None = None, expert_params: str = "") -> np.ndarray:
     """What a network with ``NetConfig.features == kind`` is given per action, ``(B, A)``:
     the expert's preference (:func:`expert_prior`), the same with Rummy's known-stock draws
     planned (:func:`planned_expert_prior`), the engine's facts
-    (:func:`engine_features`) or zeros."""
+    (:func:`engine_features`) or zeros. ``expert_params``: ``NetConfig.expert_params``, the
+    Rummy expert's parameters in those two (``""``: the ``expert`` baseline's)."""
+    params = _expert_params(game, expert_params)
     if kind == "expert":
-        return expert_prior(game, observations, masks, num_players)
+        return expert_prior(game, observations, masks, num_players, params)
     if kind == "expert_plan":
-        return planned_expert_prior(game, observations, masks, num_players)
+        return planned_expert_prior(game, observations, masks, num_players, params)
+    if params is not None:
+        raise ValueError(f"net.expert_params is for the expert's features {list(EXPERT_FEATURES)}, "
+                         f"not {kind!r}")
     if kind == "engine":
         return engine_features(game, observations, masks)
     if kind == "none":
         return np.where(masks, 0.0, PRIOR_ILLEGAL).astype(np.float32)
     raise ValueError(f"unknown network features {kind!r}; choose one of {list(FEATURES)}")
+
+
+def _expert_params(game: str, text: str):
+    """``NetConfig.expert_params`` read: ``None`` for ``""`` (the baseline's parameters),
+    else the Rummy expert's :class:`~rummyrl.agents.rummy_expert.RummyExpertParams`."""
+    if not text:
+        return None
+    if game != "rummy":
+        raise ValueError(f"net.expert_params sets the Rummy expert's parameters; {game!r} takes none, got {text!r}")
+    from .rummy_expert import parse_params
+
+    return parse_params(text)
 
 
 # --------------------------------------------------------------------------------------
@@ -214,6 +231,10 @@ class NetConfig:
     draws at a known stock scored by a race along it, :func:`planned_expert_prior`),
     ``engine`` (the deadwood after each discard and after taking the face-up card; Gin) or
     ``none``. Only the first two put the expert in the network."""
+    expert_params: str = ""
+    """Rummy, with the expert's features: the expert's parameters in them, as in the
+    ``planner``'s name (``"swap_margin=24"``, :func:`~rummyrl.agents.rummy_expert.parse_params`);
+    ``""`` keeps the ``expert`` baseline's."""
 
     @property
     def uses_expert(self) -> bool:
@@ -224,7 +245,7 @@ class NetConfig:
     def prior_is_expert(self) -> bool:
         """The features are exactly the ``expert`` baseline's preference (its argmax is the
         expert's move)."""
-        return self.features == "expert"
+        return self.features == "expert" and not self.expert_params
 
 
 class PolicyNet(nn.Module):
@@ -239,6 +260,10 @@ class PolicyNet(nn.Module):
             raise ValueError(f"net.features='engine' is built for gin only, not {io.game!r}")
         if cfg.features == "expert_plan" and io.game != "rummy":
             raise ValueError(f"net.features='expert_plan' is built for rummy only, not {io.game!r}")
+        if cfg.expert_params and not cfg.uses_expert:
+            raise ValueError(f"net.expert_params is for the expert's features {list(EXPERT_FEATURES)}, "
+                             f"not {cfg.features!r}")
+        _expert_params(io.game, cfg.expert_params)  # checked here, not at the first move
         self.io, self.cfg = io, cfg
         in_dim = io.obs_dim + io.num_actions
         if cfg.card_encoder:
@@ -402,7 +427,8 @@ class NeuralAgent(Agent):
 
     def features(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The network's per-action input (:func:`action_features`) for these rows."""
-        return action_features(self.net.cfg.features, self.game, obs, mask, self.net.io.num_players)
+        return action_features(self.net.cfg.features, self.game, obs, mask, self.net.io.num_players,
+                               self.net.cfg.expert_params)
 
     @torch.no_grad()
     def logits(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray | None = None) -> np.ndarray:

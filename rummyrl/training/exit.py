@@ -197,7 +197,7 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
         rows = np.flatnonzero(learner)
         if rows.size:
             obs, mask = batch.obs[rows], batch.mask[rows]
-            feats = action_features(cfg.net.features, cfg.game, obs, mask, cfg.num_players)
+            feats = action_features(cfg.net.features, cfg.game, obs, mask, cfg.num_players, cfg.net.expert_params)
             mine = student.act_with_prior(obs, mask, feats)
             actions[rows] = mine  # the network plays where the teacher does not
             if cfg.exit.phase != "all":  # the teacher's decisions only
@@ -225,7 +225,8 @@ def collect_search_data(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
             snap = kind == SNAPSHOT
             if snap.any():
                 r = others[snap]
-                prior[snap] = action_features(cfg.net.features, cfg.game, batch.obs[r], batch.mask[r], cfg.num_players)
+                prior[snap] = action_features(cfg.net.features, cfg.game, batch.obs[r], batch.mask[r], cfg.num_players,
+                                              cfg.net.expert_params)
             ex = kind == EXPERT
             if ex.any():
                 r = others[ex]

@@ -183,7 +183,7 @@ def collect_rollout(tr: Trainer, stats: dict) -> dict[str, np.ndarray]:
             net_rows |= expert_seat
         if net_rows.any():
             prior_all[net_rows] = action_features(cfg.net.features, cfg.game, batch.obs[net_rows],
-                                                  batch.mask[net_rows], cfg.num_players)
+                                                  batch.mask[net_rows], cfg.num_players, cfg.net.expert_params)
         if not cfg.net.prior_is_expert and expert_seat.any():
             prior_all[expert_seat] = expert_prior(cfg.game, batch.obs[expert_seat], batch.mask[expert_seat],
                                                   cfg.num_players)
