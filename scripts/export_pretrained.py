@@ -2,7 +2,8 @@
 
     python scripts/export_pretrained.py runs/gin_rummy_exit/best.pt --results runs/gin_rummy_exit/eval/results.json
 
-(``--results`` may be given more than once: evaluations against several baselines.)
+(``--results`` may be given more than once: evaluations against several baselines. Only
+the pairings that involve the checkpoint, by ``evaluate.py``'s label for it, are kept.)
 
 writes ``agents/pretrained/<game>.pt``: the network alone (no optimizer, games or
 snapshots), with its training config and, from ``--results``, the evaluation it was shipped
@@ -16,6 +17,7 @@ import json
 import sys
 
 from rummyrl.agents.neural import export_weights, load_checkpoint, pretrained_path
+from rummyrl.evaluate import display_names
 
 
 def main(argv=None) -> int:
@@ -28,10 +30,14 @@ def main(argv=None) -> int:
     try:
         game = load_checkpoint(args.checkpoint)["game"]
         about = {"source": args.checkpoint}
+        label = display_names([args.checkpoint])[0]
         pairings = []
         for path in args.results:
             with open(path) as f:
-                pairings += json.load(f).get("pairings", [])
+                found = [p for p in json.load(f).get("pairings", []) if label in (p.get("a"), p.get("b"))]
+            if not found:
+                raise ValueError(f"{path} holds no pairing of {label!r} (evaluate.py's label for {args.checkpoint})")
+            pairings += found
         if pairings:
             about["results"] = json.dumps(pairings)
         out = export_weights(args.checkpoint, args.out or pretrained_path(game), about)

@@ -60,3 +60,29 @@ def test_play_in_the_terminal_against_pretrained():
     out = io.StringIO()
     assert play.play(session, io.StringIO("?\n"), out) == 0
     assert re.search(r"pretrained (passes on|takes) the upcard", out.getvalue())
+
+
+def test_export_keeps_only_the_pairings_of_the_network_it_ships(tmp_path):
+    # a results.json of a round robin also holds simple vs expert: not the network's result
+    import dataclasses
+    import json
+
+    from rummyrl.agents.neural import NetConfig, PolicyNet, game_io, save_weights
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import export_pretrained
+
+    net = PolicyNet(game_io("rummy", 4), NetConfig(hidden=8, layers=1))
+    ckpt = save_weights(tmp_path / "run" / "final.pt", "rummy", 4, dataclasses.asdict(net.cfg), net.state_dict())
+    pairing = {"games": 8, "win_rate_a": 0.5}
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps({"pairings": [{"a": "run/final", "b": "simple", **pairing},
+                                                {"a": "simple", "b": "expert", **pairing}]}))
+    out = tmp_path / "rummy.pt"
+    assert export_pretrained.main([str(ckpt), "--results", str(results), "--out", str(out)]) == 0
+    kept = json.loads(load_checkpoint(out, "rummy")["about"]["results"])
+    assert [(p["a"], p["b"]) for p in kept] == [("run/final", "simple")]
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"pairings": [{"a": "simple", "b": "expert", **pairing}]}))
+    assert export_pretrained.main([str(ckpt), "--results", str(other), "--out", str(tmp_path / "x.pt")]) == 2
+    assert not (tmp_path / "x.pt").exists()
