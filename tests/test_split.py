@@ -55,6 +55,21 @@ def test_the_draw_goes_to_one_agent_and_the_rest_of_the_turn_to_the_other(eng, g
     assert (got[drawing] != expert.act(obs[drawing], masks[drawing])).any()  # the random drawer was used
 
 
+@pytest.mark.parametrize("eng, game", [(gin, "gin"), (rummy, "rummy")])
+def test_the_play_phase_is_the_rest_of_the_turn(eng, game):
+    # phase="play" hands the first agent exactly the positions the draw split gives the second
+    obs, masks = positions(eng, game)
+    random_, expert = load_agent("random", game=game, seed=1), load_agent("expert", game=game)
+    random_.reset(5)
+    got = PhaseSplitAgent(random_, expert, phase="play").act(obs, masks)
+    random_.reset(5)
+    want = PhaseSplitAgent(expert, random_).act(obs, masks)
+    assert (got == want).all()
+    drawing = draw_rows(game, masks)
+    assert (got[drawing] == expert.act(obs[drawing], masks[drawing])).all()
+    assert (got[~drawing] != expert.act(obs[~drawing], masks[~drawing])).any()
+
+
 def test_the_knock_decisions_go_to_one_agent_and_every_other_position_to_the_other():
     obs, masks = positions(gin, "gin", n=256, steps=60)
     knocking = knock_rows("gin", masks)
