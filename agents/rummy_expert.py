@@ -41,7 +41,7 @@ _L = rummy.OBS_LAYOUT
 _P_HAND, _P_TOP, _P_FITS = _L["hand"].start, _L["top_discard"].start, _L["table_fits"].start
 _P_KNOWN_NEXT = _L["known"].start + NUM_CARDS  # relative seat 1: the next player
 _P_UNSEEN = _L["unseen"].start
-_S_SIZE_NEXT = _L["hand_sizes"].start + 1
+_S_SIZE_ME, _S_SIZE_NEXT = _L["hand_sizes"].start, _L["hand_sizes"].start + 1
 _S_MELDED_ME, _S_MELDED_NEXT = _L["melded"].start, _L["melded"].start + 1
 #: each catalogue meld as four suit masks
 _MELD_MASKS = np.zeros((NUM_MELDS, NUM_SUITS), np.int64)
@@ -161,7 +161,13 @@ def _pref_kernel(obs, mask, meld_masks, params, pref):
                 if mk[rummy.DISCARD + c]:
                     out[rummy.DISCARD + c] = -50.0
             continue
-        hidden = int(round(row[_S_SIZE_NEXT] * 7))
+        # the observation gives hand sizes over the deal's hand size (R-1, an option): read it
+        # off the player's own hand, whose cards it sees
+        held = 0
+        for c in range(NUM_CARDS):
+            held += row[_P_HAND + c] > 0.5
+        deal = held / row[_S_SIZE_ME] if row[_S_SIZE_ME] > 0 else 7.0
+        hidden = int(round(row[_S_SIZE_NEXT] * deal))
         next_melded = row[_S_MELDED_NEXT] > 0.5
         best = -1e18
         for c in range(NUM_CARDS):

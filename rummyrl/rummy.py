@@ -1147,6 +1147,17 @@ def _observe_kernel(players, hands, hand_size, pile, pile_len, known, melded, ta
         row[_O_ACTIONS] = round_actions[b] / max_actions
 
 
+def deal_sizes(observations: np.ndarray) -> np.ndarray:
+    """``(B,)`` float64: the hand size each observation's game was dealt (R-1,
+    ``RummyConfig.hand_size``), read off the observer's own hand, whose cards it sees, and
+    its ``hand_sizes`` entry (cards held / hand size); the default 7 where the observer holds
+    no cards (a finished round)."""
+    obs = np.asarray(observations, dtype=np.float32).reshape(-1, OBS_DIM)
+    held = (obs[:, OBS_LAYOUT["hand"]] > 0.5).sum(1)
+    frac = obs[:, OBS_LAYOUT["hand_sizes"].start].astype(np.float64)
+    return np.where(frac > 0, np.round(held / np.where(frac > 0, frac, 1.0)), float(RummyConfig().hand_size))
+
+
 def observe(state: RummyState, player=None, out: np.ndarray | None = None) -> np.ndarray:
     """``(B, OBS_DIM)`` float32 observations, layout :data:`OBS_LAYOUT`.
 

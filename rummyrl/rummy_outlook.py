@@ -180,7 +180,7 @@ def _known_sequence(row, seq, key):
 
 
 @njit(cache=True)
-def _outlook_kernel(obs, rows, players, hand_size, out):
+def _outlook_kernel(obs, rows, players, deal, out):
     hand = np.zeros(NUM_SUITS, np.int64)
     fits = np.zeros(NUM_SUITS, np.int64)
     seq = np.empty(NUM_CARDS, np.int64)
@@ -209,7 +209,7 @@ def _outlook_kernel(obs, rows, players, hand_size, out):
             mine[k] = ordered[j]
             k += 1
         out[i, 0] = _play_out(hand, fits, mine, k)
-        out[i, 1], out[i, 2] = _race(row, ordered, n, 1, players, out[i, 0], hand_size)
+        out[i, 1], out[i, 2] = _race(row, ordered, n, 1, players, out[i, 0], deal[i])
         # take: the top discard, then cards P-1, 2P-1, ... of the sequence without it
         rest = ordered if turned else ordered[ordered != top]
         mine[0] = top
@@ -218,7 +218,7 @@ def _outlook_kernel(obs, rows, players, hand_size, out):
             mine[k] = rest[j]
             k += 1
         out[i, 3] = _play_out(hand, fits, mine, k)
-        out[i, 4], out[i, 5] = _race(row, rest, rest.size, 0, players, out[i, 3], hand_size)
+        out[i, 4], out[i, 5] = _race(row, rest, rest.size, 0, players, out[i, 3], deal[i])
 
 
 def known_sequence(observation: np.ndarray) -> np.ndarray:
@@ -231,18 +231,18 @@ def known_sequence(observation: np.ndarray) -> np.ndarray:
 
 
 def known_stock_outlook(observations: np.ndarray, rows: np.ndarray, num_players: int,
-                        hand_size: int = 7) -> np.ndarray:
+                        hand_size: int | None = None) -> np.ndarray:
     """``(len(rows), 6)`` int64 for the observations ``rows`` (known-stock draws, see
     ``rummyrl.agents.split.stock_rows``) of a game of ``num_players`` dealt ``hand_size``
-    cards each (the observation gives hand sizes as fractions of it; the planner and the
-    ``expert_plan`` features use the default 7, as the expert does): after drawing from the
+    cards each (the observation gives hand sizes as fractions of it; ``None``: read it off
+    each observation, :func:`rummyrl.rummy.deal_sizes`): after drawing from the
     stock, the player's turn of going out (:data:`NEVER`: not within the known stock), how
     the race ends (:data:`ME`, :data:`OPPONENT` or :data:`NOBODY` first out) and on which
     turn (:data:`NEVER` for nobody); then the same three after taking the top discard
     (module docstring)."""
     if num_players < 2:
         raise ValueError(f"num_players must be at least 2, got {num_players}")
-    if hand_size < 1:
+    if hand_size is not None and hand_size < 1:
         raise ValueError(f"hand_size must be at least 1, got {hand_size}")
     obs = np.ascontiguousarray(observations, dtype=np.float32)
     if obs.ndim != 2 or obs.shape[1] != rummy.OBS_DIM:
@@ -250,8 +250,9 @@ def known_stock_outlook(observations: np.ndarray, rows: np.ndarray, num_players:
     rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1)
     if rows.size and (rows.min() < 0 or rows.max() >= len(obs)):
         raise ValueError(f"rows must index the {len(obs)} observations, got {rows.min()}..{rows.max()}")
+    deal = rummy.deal_sizes(obs[rows]) if hand_size is None else np.full(rows.size, float(hand_size))
     out = np.zeros((rows.size, 6), np.int64)
-    _outlook_kernel(obs, rows, num_players, hand_size, out)
+    _outlook_kernel(obs, rows, num_players, deal, out)
     return out
 
 

@@ -377,3 +377,31 @@ def test_bad_expert_params_are_refused_by_the_network_and_the_config(game, featu
         load_config("configs/rummy.yaml" if game == "rummy" else "configs/gin_rummy.yaml",
                     [f"net.features={features}", f"net.expert_params={params}"]
                     + (["net.prior_scale=0"] if features == "none" else []))
+
+
+def test_the_expert_and_the_plan_read_hand_sizes_against_the_deal_they_were_dealt():
+    # hand sizes are observed as fractions of the deal's hand size (R-1, an option); the
+    # expert's danger and the race count the opponents' cards from them. Dealt 10, the same
+    # positions written as fractions of 7 must give the same preferences and the same races
+    st = rummy.init(64, seed=5, config=rummy.RummyConfig(num_players=P, hand_size=10))
+    sizes = rummy.OBS_LAYOUT["hand_sizes"]
+    seen = races = 0
+    for _ in range(200):
+        obs, mask = rummy.observe(st), rummy.legal_mask(st)
+        held = (obs[:, rummy.OBS_LAYOUT["hand"]] > 0.5).sum(1)
+        live = held > 0
+        assert (rummy.deal_sizes(obs)[live] == 10).all()
+        as_seven = obs.copy()
+        as_seven[:, sizes] *= 10 / 7
+        assert (rummy.deal_sizes(as_seven)[live] == 7).all()
+        assert np.array_equal(planned_expert_prior("rummy", obs, mask, P),
+                              planned_expert_prior("rummy", as_seven, mask, P))
+        rows = np.flatnonzero(stock_rows("rummy", obs, mask))
+        if rows.size:
+            assert np.array_equal(known_stock_outlook(obs, rows, P), known_stock_outlook(obs, rows, P, hand_size=10))
+            races += rows.size
+        seen += int(live.sum())
+        a = planned_expert_prior("rummy", obs, mask, P).argmax(1)
+        st = rummy.step(st, a)
+        rummy.reset_done(st)
+    assert seen > 5000 and races > 50
