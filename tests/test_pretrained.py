@@ -3,7 +3,9 @@ player, plays legal moves, and beats random play; the files stay small."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import json
 import re
 import subprocess
 import sys
@@ -14,7 +16,8 @@ import pytest
 
 from rummyrl import gin, rummy
 from rummyrl.agents import load_agent
-from rummyrl.agents.neural import NeuralAgent, load_checkpoint, pretrained_path
+from rummyrl.agents.neural import (NetConfig, NeuralAgent, PolicyNet, game_io, load_checkpoint, pretrained_path,
+                                   save_weights)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,11 +67,6 @@ def test_play_in_the_terminal_against_pretrained():
 
 def test_export_keeps_only_the_pairings_of_the_network_it_ships(tmp_path):
     # a results.json of a round robin also holds simple vs expert: not the network's result
-    import dataclasses
-    import json
-
-    from rummyrl.agents.neural import NetConfig, PolicyNet, game_io, save_weights
-
     sys.path.insert(0, str(ROOT / "scripts"))
     import export_pretrained
 
