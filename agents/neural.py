@@ -30,6 +30,7 @@ Checkpoints are written by ``train.py`` with :func:`save_checkpoint` and read ba
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,9 +186,11 @@ def action_features(kind: str, game: str, observations: np.ndarray, masks: np.nd
     raise ValueError(f"unknown network features {kind!r}; choose one of {list(FEATURES)}")
 
 
+@functools.lru_cache(maxsize=64)
 def _expert_params(game: str, text: str):
     """``NetConfig.expert_params`` read: ``None`` for ``""`` (the baseline's parameters),
-    else the Rummy expert's :class:`~rummyrl.agents.rummy_expert.RummyExpertParams`."""
+    else the Rummy expert's :class:`~rummyrl.agents.rummy_expert.RummyExpertParams`; read
+    once per text, not at every batch of a rollout."""
     if not text:
         return None
     if game != "rummy":
@@ -195,6 +198,15 @@ def _expert_params(game: str, text: str):
     from .rummy_expert import parse_params
 
     return parse_params(text)
+
+
+def check_expert_params(game: str, features: str, text: str) -> None:
+    """Raise ValueError unless ``NetConfig.expert_params`` ``text`` suits ``game`` and
+    ``features`` (set only for Rummy with the expert's features) and parses."""
+    if text and features not in EXPERT_FEATURES:
+        raise ValueError(f"net.expert_params is for the expert's features {list(EXPERT_FEATURES)}, "
+                         f"not {features!r}")
+    _expert_params(game, text)
 
 
 # --------------------------------------------------------------------------------------
@@ -260,10 +272,7 @@ class PolicyNet(nn.Module):
             raise ValueError(f"net.features='engine' is built for gin only, not {io.game!r}")
         if cfg.features == "expert_plan" and io.game != "rummy":
             raise ValueError(f"net.features='expert_plan' is built for rummy only, not {io.game!r}")
-        if cfg.expert_params and not cfg.uses_expert:
-            raise ValueError(f"net.expert_params is for the expert's features {list(EXPERT_FEATURES)}, "
-                             f"not {cfg.features!r}")
-        _expert_params(io.game, cfg.expert_params)  # checked here, not at the first move
+        check_expert_params(io.game, cfg.features, cfg.expert_params)  # here, not at the first move
         self.io, self.cfg = io, cfg
         in_dim = io.obs_dim + io.num_actions
         if cfg.card_encoder:

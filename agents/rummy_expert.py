@@ -162,10 +162,13 @@ def _pref_kernel(obs, mask, meld_masks, params, pref):
                     out[rummy.DISCARD + c] = -50.0
             continue
         # the observation gives hand sizes over the deal's hand size (R-1, an option): read it
-        # off the player's own hand, whose cards it sees
+        # off the player's own hand, whose cards it sees (its suit masks, read above)
         held = 0
-        for c in range(NUM_CARDS):
-            held += row[_P_HAND + c] > 0.5
+        for t in range(NUM_SUITS):
+            x = hand[t]
+            while x:
+                x &= x - 1
+                held += 1
         deal = held / row[_S_SIZE_ME] if row[_S_SIZE_ME] > 0 else 7.0
         hidden = int(round(row[_S_SIZE_NEXT] * deal))
         next_melded = row[_S_MELDED_NEXT] > 0.5

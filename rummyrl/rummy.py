@@ -1155,7 +1155,7 @@ def deal_sizes(observations: np.ndarray) -> np.ndarray:
     obs = np.asarray(observations, dtype=np.float32).reshape(-1, OBS_DIM)
     held = (obs[:, OBS_LAYOUT["hand"]] > 0.5).sum(1)
     frac = obs[:, OBS_LAYOUT["hand_sizes"].start].astype(np.float64)
-    return np.where(frac > 0, np.round(held / np.where(frac > 0, frac, 1.0)), float(RummyConfig().hand_size))
+    return np.where(frac > 0, np.round(held / np.where(frac > 0, frac, 1.0)), float(RummyConfig.hand_size))
 
 
 def observe(state: RummyState, player=None, out: np.ndarray | None = None) -> np.ndarray:

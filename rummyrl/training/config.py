@@ -311,7 +311,7 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     need(cfg.eval.unit in ("game", "hand"), f"eval.unit must be 'game' or 'hand', got {cfg.eval.unit!r}")
     need(cfg.eval.games > 0 and cfg.eval.final_games >= 0, "eval.games must be > 0 and eval.final_games >= 0")
     need(cfg.eval.max_hands >= 0, f"eval.max_hands must be >= 0 (0: the rules' cap), got {cfg.eval.max_hands}")
-    from rummyrl.agents.neural import FEATURES
+    from rummyrl.agents.neural import FEATURES, check_expert_params
 
     need(cfg.net.features in FEATURES, f"net.features must be one of {list(FEATURES)}, got {cfg.net.features!r}")
     need(cfg.net.uses_expert or cfg.net.prior_scale == 0,
@@ -320,16 +320,10 @@ def _check(cfg: TrainConfig) -> TrainConfig:
          f"net.features='engine' is built for gin only; use 'expert' or 'none' for {cfg.game}")
     need(cfg.net.features != "expert_plan" or cfg.game == "rummy",
          f"net.features='expert_plan' is built for rummy only; use 'expert' or 'none' for {cfg.game}")
-    need(not cfg.net.expert_params or (cfg.net.uses_expert and cfg.game == "rummy"),
-         f"net.expert_params sets the Rummy expert's parameters in the features 'expert' or 'expert_plan'; "
-         f"{cfg.game} with net.features={cfg.net.features!r} takes none, got {cfg.net.expert_params!r}")
-    if cfg.net.expert_params:
-        from rummyrl.agents.rummy_expert import parse_params
-
-        try:
-            parse_params(cfg.net.expert_params)
-        except ValueError as e:
-            need(False, f"net.expert_params: {e}")
+    try:
+        check_expert_params(cfg.game, cfg.net.features, cfg.net.expert_params)
+    except ValueError as e:
+        need(False, f"net.expert_params: {e}")
     need(all(o in ("random", "simple", "expert") for o in cfg.eval.opponents),
          f"eval.opponents must be baselines (random, simple, expert), got {cfg.eval.opponents}")
     need(cfg.torch_threads >= 0, f"torch_threads must be >= 0, got {cfg.torch_threads}")
