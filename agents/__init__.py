@@ -23,15 +23,15 @@ def _simple(game: str = "gin", seed: int | None = None) -> Agent:
     return SimpleRummyAgent()
 
 
-def _expert(game: str = "gin", seed: int | None = None) -> Agent:
+def _expert(game: str = "gin", seed: int | None = None, params=None) -> Agent:
     check_game(game)
     if game == "gin":
         from .gin_expert import ExpertGinAgent
 
-        return ExpertGinAgent()
+        return ExpertGinAgent(params=params)
     from .rummy_expert import ExpertRummyAgent
 
-    return ExpertRummyAgent()
+    return ExpertRummyAgent(params=params)
 
 
 def _planner(game: str = "rummy", seed: int | None = None, params=None) -> Agent:
@@ -41,12 +41,23 @@ def _planner(game: str = "rummy", seed: int | None = None, params=None) -> Agent
     return PlannerRummyAgent(game, params=params)
 
 
-def _options(name: str, text: str) -> dict:
-    """The keyword arguments of ``name:text`` (``search:worlds=64``, ``planner:swap_margin=24``)."""
-    if name == "planner":
+def expert_params(game: str, text: str):
+    """The rule expert's parameters of ``game`` from ``"key=value,..."``: Gin's
+    :class:`~rummyrl.agents.gin_expert.ExpertParams` or Rummy's
+    :class:`~rummyrl.agents.rummy_expert.RummyExpertParams` (each module's ``parse_params``)."""
+    check_game(game)
+    if game == "gin":
+        from .gin_expert import parse_params
+    else:
         from .rummy_expert import parse_params
+    return parse_params(text)
 
-        return {"params": parse_params(text)}
+
+def _options(name: str, text: str, game: str) -> dict:
+    """The keyword arguments of ``name:text`` (``search:worlds=64``, ``expert:lookahead=4``,
+    ``planner:swap_margin=24``)."""
+    if name in ("expert", "planner"):
+        return {"params": expert_params(game, text)}
     from .search import parse_options
 
     return parse_options(text)
@@ -70,7 +81,7 @@ def _pretrained(game: str = "gin", seed: int | None = None) -> Agent:
 _BUILTIN = {"random": RandomAgent, "simple": _simple, "expert": _expert, "planner": _planner,
             "search": _search, "pretrained": _pretrained}
 #: built-in agents that take options in their spec, ``name:key=value,...``
-_WITH_OPTIONS = {"search", "planner"}
+_WITH_OPTIONS = {"search", "expert", "planner"}
 
 
 def agent_names() -> list[str]:
@@ -84,7 +95,8 @@ def register(name: str, factory) -> None:
 
 def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
     """An agent from a name (``random``, ...), a name with options
-    (``search:worlds=64,topk=3``, ``planner:swap_margin=24``), an :class:`Agent`, or a checkpoint path."""
+    (``search:worlds=64,topk=3``, ``expert:lookahead=4``, ``planner:swap_margin=24``), an
+    :class:`Agent`, or a checkpoint path."""
     if isinstance(spec, Agent):
         if spec.game != game:
             raise ValueError(f"agent {spec!r} plays {spec.game!r}, not {game!r}")
@@ -98,7 +110,7 @@ def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
         if name not in _WITH_OPTIONS:
             raise ValueError(f"agent {name!r} takes no options (got {spec!r}); agents with options: "
                              f"{sorted(_WITH_OPTIONS)}")
-        return _BUILTIN[name](game=game, seed=seed, **_options(name, options))
+        return _BUILTIN[name](game=game, seed=seed, **_options(name, options, game))
     if os.path.sep in spec or spec.endswith(".pt") or os.path.exists(spec):
         from .neural import load_agent_from_checkpoint
 

@@ -42,6 +42,7 @@ from rummyrl.melds import min_after_discard_one as _min_after_discard
 from rummyrl.melds import set_ranks_one as _three
 
 from .base import Agent
+from .params import parse_fields
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,14 @@ class ExpertParams:
 
     def as_array(self) -> np.ndarray:
         return np.array([getattr(self, f.name) for f in fields(self)], np.float64)
+
+
+def parse_params(text: str) -> ExpertParams:
+    """``"lookahead=4,w_danger=3"`` -> :class:`ExpertParams` (as in ``expert:lookahead=4`` and a
+    Gin network's ``net.expert_params``); the fields not named keep their defaults. Every
+    value must be a finite number, at least 0 except ``take_margin`` and ``knock_early``;
+    ``lookahead`` is a whole number from 0 to 11 (a hand holds 11 cards to discard from)."""
+    return parse_fields(ExpertParams, text, signed=("take_margin", "knock_early"), integers={"lookahead": (0, 11)})
 
 
 _L = gin.OBS_LAYOUT

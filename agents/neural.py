@@ -79,14 +79,13 @@ def expert_prior(game: str, observations: np.ndarray, masks: np.ndarray, num_pla
                  params=None) -> np.ndarray:
     """The rule-based expert's preference over actions, ``(B, A)`` float32, in deadwood
     points (Gin) or penalty points (Rummy); illegal actions read :data:`PRIOR_ILLEGAL`.
-    ``params``: Rummy only, :class:`~rummyrl.agents.rummy_expert.RummyExpertParams` (default:
-    the ``expert`` baseline's)."""
+    ``params``: the game's expert parameters, :class:`~rummyrl.agents.gin_expert.ExpertParams`
+    or :class:`~rummyrl.agents.rummy_expert.RummyExpertParams` (default: the ``expert``
+    baseline's)."""
     if game == "gin":
-        if params is not None:
-            raise ValueError("expert parameters are Rummy's (RummyExpertParams); the Gin expert takes none")
         from .gin_expert import expert_preferences
 
-        pref = expert_preferences(observations, masks)
+        pref = expert_preferences(observations, masks, params)
     else:
         from .rummy_expert import expert_preferences
 
@@ -170,7 +169,7 @@ def action_features(kind: str, game: str, observations: np.ndarray, masks: np.nd
     the expert's preference (:func:`expert_prior`), the same with Rummy's known-stock draws
     planned (:func:`planned_expert_prior`), the engine's facts
     (:func:`engine_features`) or zeros. ``expert_params``: ``NetConfig.expert_params``, the
-    Rummy expert's parameters in those two (``""``: the ``expert`` baseline's)."""
+    expert's parameters in the first two (``""``: the ``expert`` baseline's)."""
     params = _expert_params(game, expert_params)
     if kind == "expert":
         return expert_prior(game, observations, masks, num_players, params)
@@ -189,20 +188,18 @@ def action_features(kind: str, game: str, observations: np.ndarray, masks: np.nd
 @functools.lru_cache(maxsize=64)
 def _expert_params(game: str, text: str):
     """``NetConfig.expert_params`` read: ``None`` for ``""`` (the baseline's parameters),
-    else the Rummy expert's :class:`~rummyrl.agents.rummy_expert.RummyExpertParams`; read
-    once per text, not at every batch of a rollout."""
+    else the game's expert parameters (:func:`rummyrl.agents.expert_params`); read once per
+    text, not at every batch of a rollout."""
     if not text:
         return None
-    if game != "rummy":
-        raise ValueError(f"net.expert_params sets the Rummy expert's parameters; {game!r} takes none, got {text!r}")
-    from .rummy_expert import parse_params
+    from . import expert_params
 
-    return parse_params(text)
+    return expert_params(game, text)
 
 
 def check_expert_params(game: str, features: str, text: str) -> None:
     """Raise ValueError unless ``NetConfig.expert_params`` ``text`` suits ``game`` and
-    ``features`` (set only for Rummy with the expert's features) and parses."""
+    ``features`` (set only with the expert's features) and parses."""
     if text and features not in EXPERT_FEATURES:
         raise ValueError(f"net.expert_params is for the expert's features {list(EXPERT_FEATURES)}, "
                          f"not {features!r}")
@@ -244,8 +241,9 @@ class NetConfig:
     ``engine`` (the deadwood after each discard and after taking the face-up card; Gin) or
     ``none``. Only the first two put the expert in the network."""
     expert_params: str = ""
-    """Rummy, with the expert's features: the expert's parameters in them, as in the
-    ``planner``'s name (``"swap_margin=24"``, :func:`~rummyrl.agents.rummy_expert.parse_params`);
+    """With the expert's features: the expert's parameters in them, as in the agent names
+    ``expert:lookahead=4,w_danger=3`` (Gin, :func:`~rummyrl.agents.gin_expert.parse_params`)
+    and ``planner:swap_margin=24`` (Rummy, :func:`~rummyrl.agents.rummy_expert.parse_params`);
     ``""`` keeps the ``expert`` baseline's."""
 
     @property

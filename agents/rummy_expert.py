@@ -35,6 +35,7 @@ from rummyrl.melds import MELDS, NUM_MELDS
 
 from .base import Agent
 from .gin_expert import _danger, _dw, _masks
+from .params import parse_fields
 from .rummy_simple import would_meld
 
 _L = rummy.OBS_LAYOUT
@@ -68,21 +69,7 @@ def parse_params(text: str) -> RummyExpertParams:
     """``"swap_margin=24,w_danger=4"`` -> :class:`RummyExpertParams`; the fields not named keep
     their defaults. Every key must be a field and every value a finite number (the weights
     ``w_danger`` and ``w_outs`` at least 0)."""
-    names = [f.name for f in fields(RummyExpertParams)]
-    out = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
-        key, eq, value = (x.strip() for x in item.partition("="))
-        if not eq or key not in names:
-            raise ValueError(f"expert parameter {item!r} is not KEY=VALUE with KEY one of {', '.join(names)}")
-        try:
-            number = float(value)
-        except ValueError:
-            number = float("nan")
-        if not np.isfinite(number) or (key != "swap_margin" and number < 0):
-            raise ValueError(f"expert parameter {key}={value!r} must be a finite number"
-                             + ("" if key == "swap_margin" else " >= 0"))
-        out[key] = number
-    return RummyExpertParams(**out)
+    return parse_fields(RummyExpertParams, text, signed=("swap_margin",))
 
 
 @njit(cache=True)

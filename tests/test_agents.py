@@ -136,6 +136,41 @@ def test_expert_asked_about_a_finished_game_is_a_clear_error():
         load_agent("expert", "gin").act(obs, mask)
 
 
+def test_expert_with_options_plays_its_parameters_and_only_where_they_matter():
+    # expert:lookahead=4,w_danger=3 is the expert with those parameters: move for move the
+    # agent built from them, the baseline at every draw, and a different discard in some
+    # positions (the look-ahead and the danger weight are the discard's terms)
+    from rummyrl.agents.gin_expert import ExpertGinAgent, ExpertParams
+
+    tuned = load_agent("expert:lookahead=4,w_danger=3", "gin")
+    assert tuned.params == ExpertParams(lookahead=4, w_danger=3.0)
+    built, base = ExpertGinAgent(params=ExpertParams(lookahead=4, w_danger=3.0)), load_agent("expert", "gin")
+    st = gin.init(128, seed=5, config=gin.GinConfig(episode="hand"))
+    differs = 0
+    for _ in range(200):
+        obs, mask = gin.observe(st), st.mask
+        a, b = tuned.act(obs, mask), base.act(obs, mask)
+        assert np.array_equal(a, built.act(obs, mask))
+        drawing = mask[:, gin.DRAW_STOCK] | mask[:, gin.PASS]
+        assert np.array_equal(a[drawing], b[drawing])
+        differs += int((a != b).sum())
+        gin.step(st, a, inplace=True)
+        gin.reset_done(st)
+    assert differs >= 20
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("expert:lookahead=12", "lookahead='12' must be a whole number from 0 to 11"),
+    ("expert:lookahead=2.5", "lookahead='2.5' must be a whole number from 0 to 11"),
+    ("expert:w_danger=-1", "w_danger='-1' must be a finite number >= 0"),
+    ("expert:swap_margin=24", "not KEY=VALUE with KEY one of w_danger, take_margin, knock_early"),
+    ("simple:lookahead=4", "agent 'simple' takes no options"),
+])
+def test_bad_gin_expert_options_are_clear_errors(spec, message):
+    with pytest.raises(ValueError, match=message):
+        load_agent(spec, "gin")
+
+
 # ------------------------------------------------------------------ Rummy simple, scripted
 def _rummy_state(starter_hand: str, upcard: str, stock_first: str = ""):
     """4 players, dealer 0: seat 1 starts with ``starter_hand``; the upcard on the pile;

@@ -12,8 +12,8 @@ import torch
 
 from rummyrl import melds, rummy
 from rummyrl.agents import load_agent
-from rummyrl.agents.neural import (GameIO, NetConfig, NeuralAgent, PolicyNet, expert_prior, game_io, save_weights,
-                                   planned_expert_prior)
+from rummyrl.agents.neural import (EXPERT_FEATURES, GameIO, NetConfig, NeuralAgent, PolicyNet, expert_prior, game_io,
+                                   planned_expert_prior, save_weights)
 from rummyrl.agents.split import stock_rows
 from rummyrl.cards import NUM_CARDS, RANK_VALUE, parse_cards
 from rummyrl.rummy_outlook import (ME, NEVER, NOBODY, OPPONENT, known_sequence, known_stock_outlook,
@@ -331,33 +331,42 @@ def test_a_higher_swap_margin_only_drops_takes_that_are_swaps():
     ("planner:swap=3", "not KEY=VALUE with KEY one of w_danger, w_outs, swap_margin"),
     ("planner:w_outs=-1", "w_outs='-1' must be a finite number >= 0"),
     ("planner:swap_margin=nan", "swap_margin='nan' must be a finite number"),
-    ("expert:swap_margin=24", "agent 'expert' takes no options"),
+    ("expert:lookahead=4", "'lookahead=4' is not KEY=VALUE with KEY one of w_danger, w_outs, swap_margin"),
 ])
 def test_planner_options_are_checked(spec, message):
     with pytest.raises(ValueError, match=message):
         load_agent(spec, game="rummy")
 
 
-def test_a_network_with_expert_params_plays_the_tuned_planner_and_keeps_them_in_its_checkpoint(tmp_path):
-    # net.expert_params puts planner:swap_margin=24 into the expert_plan features: the untrained
-    # network plays that planner move for move (and not the default one), also once saved and loaded
-    io = game_io("rummy", P)
-    tuned = PolicyNet(io, NetConfig(hidden=16, features="expert_plan", prior_scale=4.0, expert_params="swap_margin=24"))
+@pytest.mark.parametrize("game, features, params, rule", [
+    ("rummy", "expert_plan", "swap_margin=24", "planner"),
+    ("gin", "expert", "lookahead=4,w_danger=3", "expert"),
+])
+def test_a_network_with_expert_params_plays_the_tuned_rule_and_keeps_them_in_its_checkpoint(
+        tmp_path, game, features, params, rule):
+    # net.expert_params puts the tuned rule into the expert's features (Rummy: the planner
+    # with swap_margin=24; Gin: the expert with a longer look-ahead): the untrained network
+    # plays that rule move for move (and not the default one), also once saved and loaded
+    from rummyrl import gin
+
+    eng, players = (rummy, P) if game == "rummy" else (gin, 2)
+    io = game_io(game, players)
+    tuned = PolicyNet(io, NetConfig(hidden=16, features=features, prior_scale=4.0, expert_params=params))
     path = tmp_path / "tuned.pt"
-    save_weights(path, "rummy", P, dataclasses.asdict(tuned.cfg), tuned.state_dict())
-    loaded = load_agent(str(path), game="rummy")
-    assert loaded.net.cfg.expert_params == "swap_margin=24"
-    planner, default = load_agent("planner:swap_margin=24", game="rummy"), load_agent("planner", game="rummy")
-    st = rummy.init(64, seed=21)
+    save_weights(path, game, players, dataclasses.asdict(tuned.cfg), tuned.state_dict())
+    loaded = load_agent(str(path), game=game)
+    assert loaded.net.cfg.expert_params == params
+    planner, default = load_agent(f"{rule}:{params}", game=game), load_agent(rule, game=game)
+    st = eng.init(64, seed=21)
     differs = 0
     for _ in range(300):
-        obs, mask = rummy.observe(st), rummy.legal_mask(st)
+        obs, mask = eng.observe(st), eng.legal_mask(st)
         a = loaded.act(obs, mask)
         assert np.array_equal(a, NeuralAgent(tuned).act(obs, mask))
         assert np.array_equal(a, planner.act(obs, mask))
         differs += int((a != default.act(obs, mask)).sum())
-        st = rummy.step(st, a)
-        rummy.reset_done(st)
+        st = eng.step(st, a)
+        eng.reset_done(st)
     assert differs >= 5
 
 
@@ -365,18 +374,21 @@ def test_a_network_with_expert_params_plays_the_tuned_planner_and_keeps_them_in_
     ("rummy", "expert_plan", "swap=3", "not KEY=VALUE with KEY one of w_danger, w_outs, swap_margin"),
     ("rummy", "expert_plan", "w_danger=-2", "w_danger='-2' must be a finite number >= 0"),
     ("rummy", "none", "swap_margin=24", "net.expert_params is for the expert's features"),
-    ("gin", "expert", "swap_margin=24", "sets the Rummy expert's parameters; 'gin' takes none"),
+    ("gin", "expert", "swap_margin=24", "not KEY=VALUE with KEY one of w_danger, take_margin"),
+    ("gin", "expert", "lookahead=12", "lookahead='12' must be a whole number from 0 to 11"),
+    ("gin", "engine", "lookahead=4", "net.expert_params is for the expert's features"),
 ])
 def test_bad_expert_params_are_refused_by_the_network_and_the_config(game, features, params, message):
     with pytest.raises(ValueError, match=message):
         PolicyNet(game_io(game, 2 if game == "gin" else P),
-                  NetConfig(features=features, prior_scale=0.0 if features == "none" else 1.0, expert_params=params))
+                  NetConfig(features=features, prior_scale=1.0 if features in EXPERT_FEATURES else 0.0,
+                            expert_params=params))
     from rummyrl.training.config import ConfigError, load_config
 
     with pytest.raises(ConfigError, match="expert_params"):
         load_config("configs/rummy.yaml" if game == "rummy" else "configs/gin_rummy.yaml",
                     [f"net.features={features}", f"net.expert_params={params}"]
-                    + (["net.prior_scale=0"] if features == "none" else []))
+                    + ([] if features in EXPERT_FEATURES else ["net.prior_scale=0"]))
 
 
 def test_the_expert_and_the_plan_read_hand_sizes_against_the_deal_they_were_dealt():

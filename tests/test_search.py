@@ -69,7 +69,8 @@ def test_search_departs_from_its_rollout_policy_only_when_values_say_so():
     ("search:rollout=nobody", "unknown agent 'nobody'"),
     ("search:opponent=search", "opponent policy of search cannot be search"),
     ("search:knock=-3", "knock must be a deadwood limit"),
-    ("expert:worlds=3", "agent 'expert' takes no options"),
+    ("expert:worlds=3", "expert parameter 'worlds=3' is not KEY=VALUE"),
+    ("random:worlds=3", "agent 'random' takes no options"),
 ])
 def test_bad_spec_is_a_clear_error(spec, message):
     with pytest.raises(ValueError, match=message):

@@ -1,0 +1,38 @@
+"""Rule agents' parameters from text, ``"key=value,key=value"``, as agent names and
+``NetConfig.expert_params`` carry them (``expert:lookahead=4``, ``planner:swap_margin=24``)."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+
+
+def parse_fields(cls, text: str, signed: tuple[str, ...] = (), integers: dict | None = None):
+    """``cls(**values)`` for the ``key=value`` items of ``text``; the fields not named keep
+    their defaults. Every key must be a field of the dataclass ``cls`` and every value a
+    finite number, at least 0 unless its field is in ``signed``; a field of ``integers``
+    (name -> (low, high)) takes a whole number in that range. Anything else is an error that
+    names the item and what is allowed."""
+    names = [f.name for f in fields(cls)]
+    integers = integers or {}
+    out = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or key not in names:
+            raise ValueError(f"expert parameter {item!r} is not KEY=VALUE with KEY one of {', '.join(names)}")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if key in integers:
+            low, high = integers[key]
+            if not (np.isfinite(number) and number == int(number) and low <= number <= high):
+                raise ValueError(f"expert parameter {key}={value!r} must be a whole number from {low} to {high}")
+            out[key] = int(number)
+            continue
+        if not np.isfinite(number) or (key not in signed and number < 0):
+            raise ValueError(f"expert parameter {key}={value!r} must be a finite number"
+                             + ("" if key in signed else " >= 0"))
+        out[key] = number
+    return cls(**out)
