@@ -159,6 +159,40 @@ def test_expert_with_options_plays_its_parameters_and_only_where_they_matter():
     assert differs >= 20
 
 
+def test_the_look_ahead_counts_the_draws_that_give_gin_exactly():
+    # the share of unseen cards after which the expert's look-ahead sees gin (w_gin's term)
+    # against brute force: every unseen card drawn, every card of the 11 thrown, an exact
+    # deadwood of 0 for some throw. Hands hold one or three runs of three (three: one card
+    # short of gin, so many draws give it) and random cards
+    from rummyrl import melds
+    from rummyrl.agents.gin_expert import _expected_next
+
+    rng = np.random.default_rng(3)
+    near = 0
+    for i in range(300):
+        suits = rng.permutation(4)[:1 + 2 * (i % 2)]
+        base = [s * 13 + start + k for s, start in zip(suits, rng.integers(0, 11, len(suits))) for k in range(3)]
+        rest = rng.permutation([c for c in range(NUM_CARDS) if c not in base])
+        hand = base + list(rest[:10 - len(base)])
+        unseen = list(rest[10 - len(base):10 - len(base) + int(rng.integers(20, 42))])
+        masks = np.zeros(4, np.int64)
+        for c in hand:
+            masks[c // 13] |= 1 << (c % 13)
+        unseen_masks = np.zeros(4, np.int64)
+        for c in unseen:
+            unseen_masks[c // 13] |= 1 << (c % 13)
+        gins = 0
+        for u in unseen:
+            eleven = np.zeros((11, NUM_CARDS), bool)
+            eleven[:, hand + [u]] = True
+            eleven[np.arange(11), hand + [u]] = False  # each card thrown in turn
+            gins += int((melds.deadwood(eleven) == 0).any())
+        _, share = _expected_next(masks.copy(), unseen_masks)
+        assert share == pytest.approx(gins / len(unseen))
+        near += gins > 0
+    assert near >= 100
+
+
 @pytest.mark.parametrize("spec, message", [
     ("expert:lookahead=12", "lookahead='12' must be a whole number from 0 to 11"),
     ("expert:lookahead=2.5", "lookahead='2.5' must be a whole number from 0 to 11"),
