@@ -68,8 +68,9 @@ class ExpertParams:
     w_gin: float = 0.0
     """Deadwood points that a sure gin at the next draw is worth to a discard in the
     look-ahead: its score falls by ``w_gin`` times the share of the unseen cards that would
-    give gin. The expert wins its hands by gin, and 30 won 60% of games against the
-    baseline (README, "Baselines and tournaments"); the baseline keeps 0."""
+    give gin. The expert wins its hands by gin, and 30 (with ``lookahead=4,w_danger=3``) won
+    59.2% of 10,000 games against the baseline (README, "Baselines and tournaments"); the
+    baseline keeps 0."""
 
     def as_array(self) -> np.ndarray:
         return np.array([getattr(self, f.name) for f in fields(self)], np.float64)
