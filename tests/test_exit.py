@@ -269,7 +269,7 @@ def test_the_plain_network_holds_no_expert(monkeypatch):
 
     real = gin_expert.expert_preferences
     monkeypatch.setattr(gin_expert, "expert_preferences",
-                        lambda o, m: real(o, m) + np.random.default_rng(1).normal(0, 5, m.shape))
+                        lambda o, m, p=None: real(o, m, p) + np.random.default_rng(1).normal(0, 5, m.shape))
     after = plain.logits(obs, mask), default.logits(obs, mask)
     assert np.array_equal(before[0], after[0])
     assert not np.allclose(before[1][mask], after[1][mask])
