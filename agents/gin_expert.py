@@ -39,7 +39,7 @@ from numba import njit, prange
 from rummyrl import gin
 from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE
 from rummyrl.melds import BIT_INDEX13 as _BIT_INDEX
-from rummyrl.melds import MELDABLE13, deadwood_one
+from rummyrl.melds import MELDABLE13, POPCOUNT13, deadwood_one
 from rummyrl.melds import min_after_discard_one as _min_after_discard
 from rummyrl.melds import set_ranks_one as _three
 
@@ -99,6 +99,12 @@ def _masks(row, start, out):
             if row[start + s * NUM_RANKS + r] > 0.5:
                 m |= 1 << r
         out[s] = m
+
+
+@njit(cache=True)
+def _card_count(m):
+    """How many cards the four suit masks ``m`` hold."""
+    return POPCOUNT13[m[0]] + POPCOUNT13[m[1]] + POPCOUNT13[m[2]] + POPCOUNT13[m[3]]
 
 
 @njit(cache=True)
@@ -205,12 +211,7 @@ def _danger(s, r, known, thrown, passed, unseen, hidden):
     ks = known[s]
     if ((ks >> 1) & (ks >> 2) & b) or ((ks << 1) & (ks >> 1) & b) or ((ks << 1) & (ks << 2) & b):
         return 1.0
-    n_unseen = 0
-    for t in range(NUM_SUITS):
-        x = unseen[t]
-        while x:
-            x &= x - 1
-            n_unseen += 1
+    n_unseen = _card_count(unseen)
     if n_unseen == 0 or hidden <= 0:
         return 0.0
     q = min(1.0, hidden / n_unseen)  # chance a given unseen card is in the opponent's hand
@@ -276,12 +277,7 @@ def _pref_one(row, mk, out, params, cand_dw, cand_danger, cand_score, cand_card,
         return
     if mk[gin.BIG_GIN]:
         out[gin.BIG_GIN] = 2 * _SURE_KNOCK
-    n_hidden = 10
-    for s in range(NUM_SUITS):
-        x = known[s]
-        while x:
-            x &= x - 1
-            n_hidden -= 1
+    n_hidden = 10 - _card_count(known)
     # every allowed discard: deadwood and danger (cheap)
     n_cand = 0
     for c in range(NUM_CARDS):

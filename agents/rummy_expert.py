@@ -34,7 +34,7 @@ from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE
 from rummyrl.melds import MELDS, NUM_MELDS
 
 from .base import Agent
-from .gin_expert import _danger, _dw, _masks
+from .gin_expert import _card_count, _danger, _dw, _masks
 from .params import parse_fields
 from .rummy_simple import would_meld
 
@@ -150,12 +150,7 @@ def _pref_kernel(obs, mask, meld_masks, params, pref):
             continue
         # the observation gives hand sizes over the deal's hand size (R-1, an option): read it
         # off the player's own hand, whose cards it sees (its suit masks, read above)
-        held = 0
-        for t in range(NUM_SUITS):
-            x = hand[t]
-            while x:
-                x &= x - 1
-                held += 1
+        held = _card_count(hand)
         deal = held / row[_S_SIZE_ME] if row[_S_SIZE_ME] > 0 else 7.0
         hidden = int(round(row[_S_SIZE_NEXT] * deal))
         next_melded = row[_S_MELDED_NEXT] > 0.5
