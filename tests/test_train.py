@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -35,8 +36,18 @@ def test_smoke_run_of_the_script_then_evaluate_loads_its_checkpoint(tmp_path):
         assert (run / name).is_file(), name
     assert list(run.glob("events.out.tfevents.*")), "no TensorBoard log"
     assert "| policy | simple |" in out.stdout and "| policy | expert |" in out.stdout
-    evaluated = json.loads((run / "eval" / "results.json").read_text())["evaluated"]
-    assert evaluated.startswith(str(run / "best.pt")) and "minutes" in evaluated
+    report = json.loads((run / "eval" / "results.json").read_text())
+    assert report["evaluated"].startswith(str(run / "best.pt")) and "minutes" in report["evaluated"]
+    # the command the report prints plays its games again, game for game
+    cmd = shlex.split(report["reproduce"])
+    assert cmd[:3] == ["python", "evaluate.py", str(run / "best.pt")] and f"the same games again: {report['reproduce']}" in out.stdout
+    again = subprocess.run([sys.executable, *cmd[1:], "--quiet", "--out", str(tmp_path / "again")], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    replay = json.loads((tmp_path / "again" / "results.json").read_text())
+    outcome = [(p["b"], p["wins_a"], p["wins_b"], p["hands"], p["margin_a"]) for p in report["pairings"]]
+    assert outcome == [(p["b"], p["wins_a"], p["wins_b"], p["hands"], p["margin_a"]) for p in replay["pairings"]
+                       if p["a"] == "run/best"]
     ev = subprocess.run([sys.executable, "evaluate.py", str(run / "final.pt"), "simple", "--games", "4",
                          "--quiet", "--out", str(tmp_path / "ev")], cwd=ROOT, capture_output=True, text=True,
                         timeout=300)

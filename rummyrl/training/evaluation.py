@@ -8,6 +8,8 @@ seeds and writes the table, ``eval/results.json``, its chart and the learning cu
 
 from __future__ import annotations
 
+import json
+import shlex
 import sys
 import typing
 from pathlib import Path
@@ -98,6 +100,19 @@ def plot_learning_curve(run_dir: Path, out: Path | None = None, players: int = 2
     return out
 
 
+def reproduce_command(cfg: TrainConfig, checkpoint: Path, games: int) -> str:
+    """The ``evaluate.py`` command that plays the final report's games again: the same
+    opponents in the same order (each pairing's deals come from the seed and its place in
+    the tournament), the same seed, unit, players and rules."""
+    cmd = ["python", "evaluate.py", str(checkpoint), *cfg.eval.opponents, "--game", cfg.game,
+           "--games", str(games), "--unit", cfg.eval.unit, "--seed", str(FINAL_EVAL_SEED)]
+    if cfg.game == "rummy":
+        cmd += ["--players", str(cfg.num_players)]
+    for key, value in eval_rules(cfg).items():
+        cmd += ["--option", f"{key}={json.dumps(value)}"]
+    return shlex.join(cmd)
+
+
 def final_report(tr: Trainer, games: int | None = None) -> None:
     """Evaluate the best checkpoint on fresh seeds against the baselines and print the table."""
     from rummyrl import evaluate
@@ -113,12 +128,19 @@ def final_report(tr: Trainer, games: int | None = None) -> None:
         c = data.get("counters", {})
         what = f"{best} (saved at step {int(c.get('global_step', 0)):,} after {c.get('elapsed', 0) / 60:.1f} minutes" + \
                (", the untrained network: no later evaluation beat it" if c.get("updates") == 0 else "") + ")"
+        path = best
     else:
         net, what = tr.net, "the final policy"
+        path = tr.run_dir / "final.pt" if (tr.run_dir / "final.pt").exists() else None
     print(f"\nevaluating {what} on fresh deals ({games} games per opponent) ...", file=sys.stderr)
     t = evaluate_policy(net, cfg, games, FINAL_EVAL_SEED, opponents=cfg.eval.opponents)
     print(evaluate.format_table(t))
-    # which network the table is of: best.pt may be the untrained one when the curve only fell
-    jpath, ppath = evaluate.write_outputs(t, tr.run_dir / "eval", {"evaluated": what})
+    # which network the table is of (best.pt may be the untrained one when the curve only
+    # fell), and the evaluate.py command that plays the same games again
+    about = {"evaluated": what}
+    if path is not None:
+        about["reproduce"] = reproduce_command(cfg, path, games)
+        print(f"\nthe same games again: {about['reproduce']}")
+    jpath, ppath = evaluate.write_outputs(t, tr.run_dir / "eval", about)
     curve = plot_learning_curve(tr.run_dir, players=cfg.num_players)
     print(f"\nwrote {jpath}, {ppath}" + (f" and {curve}" if curve else ""))
