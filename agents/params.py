@@ -8,6 +8,28 @@ from dataclasses import fields
 import numpy as np
 
 
+def split_items(text: str) -> list[str]:
+    """The comma-separated items of ``text``, stripped and the empty ones dropped, where a
+    comma inside parentheses does not split: ``"rollout=(expert:lookahead=4,w_gin=30),worlds=64"``
+    -> ``["rollout=(expert:lookahead=4,w_gin=30)", "worlds=64"]``. Unbalanced parentheses
+    are an error."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"a ')' without its '(' at position {i} of {text!r}")
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise ValueError(f"a '(' without its ')' in {text!r}")
+    items.append(text[start:])
+    return [s for s in (x.strip() for x in items) if s]
+
+
 def parse_fields(cls, text: str, signed: tuple[str, ...] = (), integers: dict | None = None):
     """``cls(**values)`` for the ``key=value`` items of ``text``; the fields not named keep
     their defaults. Every key must be a field of the dataclass ``cls`` and every value a
@@ -17,7 +39,7 @@ def parse_fields(cls, text: str, signed: tuple[str, ...] = (), integers: dict | 
     names = [f.name for f in fields(cls)]
     integers = integers or {}
     out = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
+    for item in split_items(text):
         key, eq, value = (x.strip() for x in item.partition("="))
         if not eq or key not in names:
             raise ValueError(f"expert parameter {item!r} is not KEY=VALUE with KEY one of {', '.join(names)}")

@@ -71,6 +71,7 @@ from rummyrl import gin
 from rummyrl import gin_beliefs as beliefs  # noqa: F401 (the Gin defaults)
 
 from .base import Agent, check_game
+from .params import split_items
 
 #: option -> (type, default), shared by both games; "rollout" and "belief" are text
 COMMON_OPTIONS = {
@@ -138,15 +139,22 @@ OPTIONS = {**COMMON_OPTIONS, "beta": (float, 0.0), "gamma": (float, 0.0), "steps
 
 
 def parse_options(text: str) -> dict:
-    """``"worlds=64,topk=3"`` -> ``{"worlds": 64, "topk": 3}``, every value checked."""
+    """``"worlds=64,topk=3"`` -> ``{"worlds": 64, "topk": 3}``, every value checked. An agent
+    spec that has options of its own goes in parentheses:
+    ``"rollout=(expert:lookahead=4,w_gin=30),worlds=64"``."""
     out = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
+    for item in split_items(text):
         key, eq, value = item.partition("=")
         key = key.strip()
+        value = value.strip()
+        if value.startswith("(") and value.endswith(")"):
+            value = value[1:-1]
         if not eq:
             raise ValueError(f"search option {item!r} is not KEY=VALUE; options: {', '.join(OPTIONS)}")
         if key not in OPTIONS:
-            raise ValueError(f"unknown search option {key!r}; options: {', '.join(OPTIONS)}")
+            hint = ("; an agent spec with options of its own goes in parentheses, as in "
+                    "rollout=(expert:lookahead=4,w_gin=30)" if ":" in text else "")
+            raise ValueError(f"unknown search option {key!r}; options: {', '.join(OPTIONS)}{hint}")
         kind = OPTIONS[key][0]
         try:
             out[key] = kind(value.strip())

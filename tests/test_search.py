@@ -71,10 +71,24 @@ def test_search_departs_from_its_rollout_policy_only_when_values_say_so():
     ("search:knock=-3", "knock must be a deadwood limit"),
     ("expert:worlds=3", "expert parameter 'worlds=3' is not KEY=VALUE"),
     ("random:worlds=3", "agent 'random' takes no options"),
+    ("search:rollout=expert:w_gin=30,lookahead=4", r"unknown search option 'lookahead'.*goes in parentheses"),
+    ("search:rollout=(expert:w_gin=30,worlds=8", r"a '\(' without its '\)'"),
+    ("search:rollout=expert),worlds=8", r"a '\)' without its '\('"),
+    ("search:rollout=(expert:lookahead=12)", "lookahead=.12. must be a whole number from 0 to 11"),
 ])
 def test_bad_spec_is_a_clear_error(spec, message):
     with pytest.raises(ValueError, match=message):
         load_agent(spec, game="gin")
+
+
+def test_an_agent_with_options_of_its_own_goes_in_parentheses():
+    agent = load_agent("search:rollout=(expert:lookahead=4,w_danger=3,w_gin=30),worlds=8,"
+                       "opponent=(expert:w_gin=10)", game="gin")
+    assert agent.options["worlds"] == 8
+    assert (agent.rollout.params.lookahead, agent.rollout.params.w_danger, agent.rollout.params.w_gin) == (4, 3.0, 30.0)
+    assert (agent.opponent.params.lookahead, agent.opponent.params.w_gin) == (2, 10.0)
+    rummy = load_agent("search:rollout=(planner:swap_margin=24,w_outs=10),worlds=4", game="rummy")
+    assert (rummy.rollout.params.swap_margin, rummy.rollout.params.w_outs) == (24.0, 10.0)
 
 
 def test_search_is_a_pettingzoo_policy_and_a_gymnasium_opponent():
