@@ -36,6 +36,12 @@ class Agent:
     def reset(self, seed: int | None = None) -> None:
         """Start afresh (new episode); agents with randomness take a seed here."""
 
+    def set_rules(self, config) -> None:
+        """The rules of the games about to be played (a ``GinConfig`` or ``RummyConfig``).
+        Tournaments, the environments' opponents and training's teacher call it; agents
+        that simulate games themselves (``search``) play them by these rules, the others
+        read all they need from the observation."""
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(game={self.game!r})"
 

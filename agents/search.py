@@ -46,9 +46,10 @@ option         default       meaning
                              the move cap and score nothing anyway
 =============  ============  =========================================================
 
-The rules the games are played with are read from the observation (target, players) and
-otherwise the engine's defaults; pass ``config=`` (a ``GinConfig`` or ``RummyConfig``) to
-the constructor for other rules.
+The rules the worlds are dealt and the rollouts played by are ``config=`` (a ``GinConfig``
+or ``RummyConfig``), which tournaments (``evaluate.py``), the environments' opponents and
+training's teacher set to their games' rules (:meth:`SearchAgent.set_rules`); without it,
+the target and players are read from the observation and the rest are the engine's defaults.
 
 Rummy (``--game rummy``) searches the same way, to the end of the round: the worlds come
 from :mod:`rummyrl.rummy_beliefs` (options ``beta`` and ``oversample``), a rollout is
@@ -87,8 +88,8 @@ COMMON_OPTIONS = {
 class _Game:
     """What search needs of one game: its engine, its beliefs and the value of a result."""
 
-    def __init__(self, name, engine, beliefs, options, belief_keys):
-        self.name, self.engine, self.beliefs = name, engine, beliefs
+    def __init__(self, name, engine, config_type, beliefs, options, belief_keys):
+        self.name, self.engine, self.config_type, self.beliefs = name, engine, config_type, beliefs
         self.options = {**COMMON_OPTIONS, **options}
         self.belief_keys = belief_keys
 
@@ -111,7 +112,7 @@ class _Game:
 def _games():
     from rummyrl import rummy, rummy_beliefs
 
-    gin_game = _Game("gin", gin, beliefs, {
+    gin_game = _Game("gin", gin, gin.GinConfig, beliefs, {
         "beta": (float, beliefs.DEFAULT_BETA),
         "gamma": (float, beliefs.DEFAULT_GAMMA),
         "steps": (int, beliefs.DEFAULT_STEPS),
@@ -119,7 +120,7 @@ def _games():
         "game_value": (float, 100.0),
         "horizon": (int, 100),
     }, ("beta", "gamma", "steps", "knock"))
-    rummy_game = _Game("rummy", rummy, rummy_beliefs, {
+    rummy_game = _Game("rummy", rummy, rummy.RummyConfig, rummy_beliefs, {
         # chosen against three experts (400 rounds per setting, README "Search"): uniform
         # worlds, more of them and a bonus for going out did better than the Gin defaults
         "worlds": (int, 64),
@@ -199,6 +200,13 @@ class SearchAgent(Agent):
         self.opponent = load_agent(opts["opponent"], game=game, seed=seed) if opts["opponent"] else self.rollout
         self.config = config
         self.reset(seed)
+
+    def set_rules(self, config) -> None:
+        """Deal the worlds and play the rollouts by ``config``, the rules of the games it is
+        in (tournaments, environments and training call this)."""
+        if not isinstance(config, self.g.config_type):
+            raise ValueError(f"search for {self.game!r} plays by a {self.g.config_type.__name__}, got {config!r}")
+        self.config = config
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)

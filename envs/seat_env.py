@@ -41,15 +41,22 @@ def _make_opponent(opponent, game: str, where: str):
     raise ValueError(f"{where}: opponent must be {_OPPONENT_FORMS}, got {opponent!r}")
 
 
-def make_opponents(opponent, game: str, num_players: int, where: str) -> tuple:
+def make_opponents(opponent, game: str, num_players: int, where: str, config=None) -> tuple:
     """The opponent of each relative seat ``1 .. P-1``: one opponent (a baseline name, an
-    ``agents.Agent`` or a callable) for all of them, or a list or tuple of ``P - 1``."""
+    ``agents.Agent`` or a callable) for all of them, or a list or tuple of ``P - 1``. Each
+    agent is told the rules ``config`` of the env's games (``Agent.set_rules``: search deals
+    its worlds and plays its rollouts by them)."""
     if isinstance(opponent, (list, tuple)):
         if len(opponent) != num_players - 1:
             raise ValueError(f"{where}: a list of opponents needs one per other seat ({num_players - 1} for "
                              f"{num_players} players), got {len(opponent)}")
-        return tuple(_make_opponent(o, game, where) for o in opponent)
-    return (_make_opponent(opponent, game, where),) * (num_players - 1)
+        out = tuple(_make_opponent(o, game, where) for o in opponent)
+    else:
+        out = (_make_opponent(opponent, game, where),) * (num_players - 1)
+    for o in distinct(out):
+        if config is not None and hasattr(o, "set_rules"):
+            o.set_rules(config)
+    return out
 
 
 def distinct(opponents) -> list:
@@ -88,7 +95,7 @@ class SeatEnv(gymnasium.Env):
             raise ValueError(f"{where}: illegal_reward must be a number, got {illegal_reward!r}")
         check_render_mode(render_mode, self.metadata["render_modes"], where)
         self.num_players = P = self.game.players(self.config)
-        self.opponents = make_opponents(opponent, self.game.name, P, where)
+        self.opponents = make_opponents(opponent, self.game.name, P, where, self.config)
         self.fixed_seat = parse_seat(seat, P, where)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)

@@ -351,7 +351,7 @@ class OpponentVectorEnv(VectorEnv):
         check_render_mode(render_mode, self.metadata["render_modes"], where)
         self.num_envs = B = int(num_envs)
         self.num_players = P = self.game.players(self.config)
-        self.opponents = make_opponents(opponent, self.game.name, P, where)
+        self.opponents = make_opponents(opponent, self.game.name, P, where, self.config)
         # each distinct opponent with the relative seats it plays (1..P-1)
         self._groups = [(o, np.array([j + 1 for j, x in enumerate(self.opponents) if x is o]),
                          callable(getattr(o, "act", None))) for o in distinct(self.opponents)]

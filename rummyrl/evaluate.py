@@ -243,6 +243,8 @@ def play_chunk(agent_a: Agent, agent_b: Agent, spec: GameSpec, a_seat: np.ndarra
     n = a_seat.size
     eng = spec.module
     for ag, s in zip((agent_a, agent_b), agent_seeds):
+        if hasattr(ag, "set_rules"):
+            ag.set_rules(spec.config)
         ag.reset(seed=int(s))
     state = eng.init(n, seed=seeds, config=spec.config)
     lanes = np.arange(n)

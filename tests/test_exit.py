@@ -347,9 +347,11 @@ def evaluate_rules(cfg):
 
 def test_rummy_expert_iteration_runs_and_its_checkpoint_plays(tmp_path):
     cfg = train.load_config(ROOT / "configs" / "rummy_exit.yaml",
-                            TINY_EXIT + ["num_players=3", "exit.teacher=search:worlds=2,topk=2,horizon=60"])
+                            TINY_EXIT + ["num_players=3", "exit.teacher=search:worlds=2,topk=2,horizon=60",
+                                         "rules.stock_passes=2"])
     tr = train.train(cfg, run_dir=tmp_path / "rummy", progress=False)
     assert tr.updates == 3 and tr.exit_buffer.size > 0
+    assert tr.exit_teacher.config.stock_passes == 2 and tr.exit_teacher.config.num_players == 3  # the run's rules
     buf = tr.exit_buffer.data
     n = tr.exit_buffer.size
     assert buf["mask"][np.arange(n), buf["target"][:n]].all()

@@ -91,6 +91,34 @@ def test_an_agent_with_options_of_its_own_goes_in_parentheses():
     assert (rummy.rollout.params.swap_margin, rummy.rollout.params.w_outs) == (24.0, 10.0)
 
 
+def test_tournaments_and_environments_give_search_the_rules_of_their_games():
+    """Worlds dealt and rollouts played by the engine's default rules would be other games
+    than the ones search is in (a knock limit of 10 where the game's is 5)."""
+    import gymnasium
+
+    from rummyrl import envs  # noqa: F401 (registers the ids)
+    from rummyrl import evaluate, rummy
+
+    def world_rules(agent, game, config):
+        state = game.init(2, seed=0, config=config)
+        return agent.g.worlds(game.observe(state), 2, np.random.default_rng(0), agent.config, agent.options).state.config
+
+    agent = load_agent(FAST, game="gin", seed=0)
+    assert world_rules(agent, gin, gin.GinConfig(knock_limit=5)).knock_limit == 10  # nobody told it
+    spec = evaluate.game_spec("gin", "hand", None, {"knock_limit": 5})
+    evaluate.play_pairing(agent, load_agent("random", game="gin"), spec, 2, seed=0)
+    assert world_rules(agent, gin, spec.config).knock_limit == 5
+    other = load_agent(FAST, game="gin", seed=0)
+    gymnasium.make("rummyrl/GinRummy-v0", opponent=other, episode="hand", knock_limit=7)
+    assert world_rules(other, gin, other.config).knock_limit == 7
+    r = load_agent("search:worlds=2,topk=2", game="rummy", seed=0)
+    config = rummy.RummyConfig(num_players=3, stock_passes=2, episode="round")
+    gymnasium.make("rummyrl/Rummy-v0", opponent=r, num_players=3, episode="round", stock_passes=2)
+    assert world_rules(r, rummy, config).stock_passes == 2
+    with pytest.raises(ValueError, match="search for 'rummy' plays by a RummyConfig"):
+        r.set_rules(gin.GinConfig())
+
+
 def test_search_is_a_pettingzoo_policy_and_a_gymnasium_opponent():
     import gymnasium
 

@@ -136,7 +136,9 @@ def make_teacher(holder):
     or a Ray worker's)."""
     from rummyrl.agents import load_agent
 
-    return load_agent(holder.cfg.exit.teacher, game=holder.cfg.game, seed=int(holder.rng.integers(2**31)))
+    teacher = load_agent(holder.cfg.exit.teacher, game=holder.cfg.game, seed=int(holder.rng.integers(2**31)))
+    teacher.set_rules(holder.env.state.config)  # the run's rules, for its worlds and rollouts
+    return teacher
 
 
 def network_agent(net: PolicyNet) -> NeuralAgent:
