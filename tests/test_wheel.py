@@ -39,8 +39,9 @@ for agent in env.agent_iter():
     totals[agent] = totals.get(agent, 0.0) + reward
     env.step(None if term or trunc else expert(obs["observation"], obs["action_mask"]))
     actions += 0 if term or trunc else 1
-g = gymnasium.make("rummyrl/GinRummy-v0", opponent="simple")
+g = gymnasium.make("rummyrl/GinRummy-v0", opponent="pretrained")
 g.reset(seed=0)
+pretrained = load_agent("pretrained", game="rummy")
 print(json.dumps({
     "rummyrl": rummyrl.__file__,
     "envs": rummyrl.envs.__file__,
@@ -68,7 +69,8 @@ def test_wheel_holds_only_the_rummyrl_namespace(wheel):
     assert top == {"rummyrl"}, top
     for module in ("rummyrl/gin.py", "rummyrl/envs/gin_rummy_v0.py", "rummyrl/agents/gin_expert.py",
                    "rummyrl/train.py", "rummyrl/training/loop.py", "rummyrl/evaluate.py",
-                   "rummyrl/agents/play.py", "rummyrl/agents/search.py", "rummyrl/gin_beliefs.py"):
+                   "rummyrl/agents/play.py", "rummyrl/agents/search.py", "rummyrl/gin_beliefs.py",
+                   "rummyrl/agents/pretrained/gin.pt", "rummyrl/agents/pretrained/rummy.pt"):
         assert module in names, module
 
 
