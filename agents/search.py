@@ -158,7 +158,7 @@ def parse_options(text: str) -> dict:
             raise ValueError(f"unknown search option {key!r}; options: {', '.join(OPTIONS)}{hint}")
         kind = OPTIONS[key][0]
         try:
-            out[key] = kind(value.strip())
+            out[key] = kind(value)
         except ValueError:
             raise ValueError(f"search option {key}={value!r} must be a{'n int' if kind is int else ' number'}"
                              if kind is not str else f"search option {key} is empty") from None

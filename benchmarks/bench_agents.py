@@ -7,7 +7,8 @@ Each agent decides for the same ``--batch`` positions (taken from expert-vs-expe
 every phase of a hand; in Rummy from 400 moves of each game, so that late rounds with a
 turned-over stock, where ``planner`` races, are among them), in rounds that alternate between the agents; a row is the agent's
 best round of ``--repeat`` (a shared machine's slow spells then fall on all of them).
-``pretrained`` is the shipped network; ``network (plain)`` an untrained plain network of
+``pretrained`` is the shipped network, and the row after the baselines' the tuned rule whose
+preference it reads (``expert:lookahead=4,...`` in Gin); ``network (plain)`` an untrained plain network of
 the same width (its cost does not depend on its weights). Search decides for 1/16 of the
 batch (it is that much slower), and its rate is scaled to decisions per second all the same.
 """
@@ -60,6 +61,9 @@ def main(argv=None) -> int:
     names = ("random", "simple", "expert") + (("planner",) if args.game == "rummy" else ()) + ("pretrained",)
     agents = {name: load_agent(name, game=args.game, seed=0) for name in names}
     pre = agents["pretrained"].net.cfg
+    if pre.expert_params:  # the tuned rule whose preference the shipped network reads
+        rule = f"{'planner' if pre.features == 'expert_plan' else 'expert'}:{pre.expert_params}"
+        agents[rule] = load_agent(rule, game=args.game, seed=0)
     plain = NetConfig(hidden=pre.hidden, layers=pre.layers, prior_scale=0.0,
                       features="engine" if args.game == "gin" else "none")
     agents["network (plain)"] = NeuralAgent(PolicyNet(game_io(args.game), plain))
