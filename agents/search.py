@@ -47,9 +47,11 @@ option         default       meaning
 =============  ============  =========================================================
 
 The rules the worlds are dealt and the rollouts played by are ``config=`` (a ``GinConfig``
-or ``RummyConfig``), which tournaments (``evaluate.py``), the environments' opponents and
-training's teacher set to their games' rules (:meth:`SearchAgent.set_rules`); without it,
-the target and players are read from the observation and the rest are the engine's defaults.
+or ``RummyConfig``), which tournaments (``evaluate.py``), the environments' opponents,
+``rummyrl.agents.play`` and training's teacher set to their games' rules
+(:meth:`SearchAgent.set_rules`; a PettingZoo policy is called by your code: call it with
+``env.unwrapped.config``); without it, the target and players are read from the observation
+and the rest are the engine's defaults.
 
 Rummy (``--game rummy``) searches the same way, to the end of the round: the worlds come
 from :mod:`rummyrl.rummy_beliefs` (options ``beta`` and ``oversample``), a rollout is

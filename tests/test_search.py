@@ -91,7 +91,7 @@ def test_an_agent_with_options_of_its_own_goes_in_parentheses():
     assert (rummy.rollout.params.swap_margin, rummy.rollout.params.w_outs) == (24.0, 10.0)
 
 
-def test_tournaments_and_environments_give_search_the_rules_of_their_games():
+def test_tournaments_environments_and_play_give_search_the_rules_of_their_games():
     """Worlds dealt and rollouts played by the engine's default rules would be other games
     than the ones search is in (a knock limit of 10 where the game's is 5)."""
     import gymnasium
@@ -115,6 +115,10 @@ def test_tournaments_and_environments_give_search_the_rules_of_their_games():
     config = rummy.RummyConfig(num_players=3, stock_passes=2, episode="round")
     gymnasium.make("rummyrl/Rummy-v0", opponent=r, num_players=3, episode="round", stock_passes=2)
     assert world_rules(r, rummy, config).stock_passes == 2
+    from rummyrl.agents.play import make_session
+
+    session = make_session("gin", FAST, seed=0, options={"knock_limit": 6})  # python -m rummyrl.agents.play
+    assert world_rules(session.agent, gin, session.state.config).knock_limit == 6
     with pytest.raises(ValueError, match="search for 'rummy' plays by a RummyConfig"):
         r.set_rules(gin.GinConfig())
 
