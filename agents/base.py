@@ -46,6 +46,14 @@ class Agent:
         return f"{type(self).__name__}(game={self.game!r})"
 
 
+def tell_rules(agents, config) -> None:
+    """:meth:`Agent.set_rules` for each of ``agents`` that has it (a plain callable may
+    stand in for an agent, and has no rules to learn)."""
+    for agent in agents:
+        if hasattr(agent, "set_rules"):
+            agent.set_rules(config)
+
+
 def check_game(game: str) -> str:
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}; choose one of {list(GAMES)}")

@@ -21,7 +21,7 @@ from rummyrl import melds as M
 from rummyrl.cards import card_str, parse_card, sort_key
 
 from . import load_agent
-from .base import Agent
+from .base import Agent, tell_rules
 
 RULE = "─"
 WIDTH = 64
@@ -250,8 +250,7 @@ def make_session(game: str, opponent: str | Agent = "simple", seat: int = 0, pla
     if not 0 <= seat < P:
         raise ValueError(f"--seat must be in 0..{P - 1} for {P} players, got {seat}")
     agent = load_agent(opponent, game=game, seed=seed)
-    if hasattr(agent, "set_rules"):  # search plays its worlds by the game's rules
-        agent.set_rules(config)
+    tell_rules((agent,), config)  # search plays its worlds by the game's rules
     agent.reset(seed=seed)
     label = agent.name if isinstance(opponent, Agent) else opponent_label(opponent)
     if P == 2:

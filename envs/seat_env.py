@@ -53,9 +53,10 @@ def make_opponents(opponent, game: str, num_players: int, where: str, config=Non
         out = tuple(_make_opponent(o, game, where) for o in opponent)
     else:
         out = (_make_opponent(opponent, game, where),) * (num_players - 1)
-    for o in distinct(out):
-        if config is not None and hasattr(o, "set_rules"):
-            o.set_rules(config)
+    if config is not None:
+        from rummyrl.agents.base import tell_rules  # light: no agent is loaded by it
+
+        tell_rules(distinct(out), config)
     return out
 
 

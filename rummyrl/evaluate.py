@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from rummyrl.agents import Agent, load_agent
+from rummyrl.agents.base import tell_rules
 from rummyrl.distributed import RayMissingError, RayUnavailableError
 from rummyrl.envs.options import parse_key_values
 from rummyrl import gin
@@ -242,9 +243,8 @@ def play_chunk(agent_a: Agent, agent_b: Agent, spec: GameSpec, a_seat: np.ndarra
     P = spec.num_players
     n = a_seat.size
     eng = spec.module
+    tell_rules((agent_a, agent_b), spec.config)
     for ag, s in zip((agent_a, agent_b), agent_seeds):
-        if hasattr(ag, "set_rules"):
-            ag.set_rules(spec.config)
         ag.reset(seed=int(s))
     state = eng.init(n, seed=seeds, config=spec.config)
     lanes = np.arange(n)
