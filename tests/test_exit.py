@@ -199,10 +199,24 @@ def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_pa
     assert load_checkpoint(out, "gin")["about"]["epoch"] == best["epoch"]
     with pytest.raises(ValueError, match="select must be one of"):
         offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, select="accuracy")
+
+    # the fit's exit.target decides: search's choice, also from records that hold its distribution
+    def weights(cfg, name):
+        offline.fit(cfg, tmp_path / "run" / "records", tmp_path / name, epochs=1, valid_every=2, log=lambda *_: None)
+        return load_checkpoint(tmp_path / name, "gin")["model"]
+
+    soft_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
+        "net.hidden=32", "learning_rate=0.003", "minibatch_size=64", "exit.target=softmax"])
+    with_pi, soft = weights(fit_cfg, "choice.pt"), weights(soft_cfg, "soft.pt")
     for f in (tmp_path / "run" / "records").glob("records_*.npz"):
         d = dict(np.load(f))
-        del d["q"]
+        del d["q"], d["pi"]
         np.savez(f, **d)
+    without_pi = weights(fit_cfg, "choice_again.pt")
+    assert all(torch.equal(with_pi[k], without_pi[k]) for k in with_pi)
+    assert not all(torch.equal(with_pi[k], soft[k]) for k in with_pi)
+    with pytest.raises(ValueError, match="holds its choices only"):
+        weights(soft_cfg, "no_pi.pt")
     with pytest.raises(ValueError, match="needs search's values in the records"):
         offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, select="q_gain")
 

@@ -102,7 +102,9 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     with replacement) as the training records fill, the loss of
     :func:`~.exit.distill` (``exit.depart_weight``, ``vf_coef``), Adam at ``learning_rate``
     (with ``lr_schedule: linear``, lowered each epoch: epoch ``e`` of ``E`` at
-    ``(E - e + 1) / E`` of it).
+    ``(E - e + 1) / E`` of it). The policy target is ``exit.target`` of ``cfg``, not of the
+    run that wrote the records: ``choice`` trains on search's choice also where the records
+    hold its distribution (``exit.target: softmax`` runs), ``softmax`` on that distribution.
     Writes the epoch with the lowest validation loss (``select="q_gain"``: the highest
     ``valid_q_gain``) to ``out``; returns one row of metrics per epoch (epoch 0: before
     training)."""
@@ -111,6 +113,11 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     if select not in SELECT:
         raise ValueError(f"select must be one of {list(SELECT)}, got {select!r}")
     train, valid, files = load_split(folder, valid_every)
+    if cfg.exit.target == "choice":  # records of a softmax run teach search's choice unless asked otherwise
+        train.pop("pi", None)
+    elif "pi" not in train:
+        raise ValueError(f"exit.target=softmax needs search's distributions in the records; {folder} holds "
+                         f"its choices only (written with exit.target=choice): fit them with exit.target=choice")
     if select == "q_gain" and "q" not in valid:
         raise ValueError(f"select='q_gain' needs search's values in the records (exit.target: softmax); "
                          f"{folder} has none")
