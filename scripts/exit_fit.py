@@ -36,12 +36,15 @@ def main(argv=None) -> int:
     ap.add_argument("--select", choices=SELECT, default="loss",
                     help="keep the epoch with the lowest validation loss (default) or the highest q_gain "
                          "(search's value of the network's moves, records of exit.target=softmax)")
+    ap.add_argument("--first", type=int,
+                    help="fit the first FIRST records files only (the data of a run's first minutes)")
     ap.add_argument("--init", help="start from this checkpoint's network instead of a fresh one")
     ap.add_argument("overrides", nargs="*", help="config overrides key=value")
     args = ap.parse_intermixed_args(argv)
     try:
         cfg = load_config(args.config, args.overrides)
-        rows = fit(cfg, args.records, args.out, args.epochs, args.valid_every, args.init, select=args.select)
+        rows = fit(cfg, args.records, args.out, args.epochs, args.valid_every, args.init, select=args.select,
+                   first=args.first)
     except (ConfigError, OSError, ValueError) as e:
         print(f"exit_fit.py: error: {e}", file=sys.stderr)
         return 2

@@ -443,3 +443,36 @@ def test_saved_search_records_distil_again_offline(tmp_path):
     assert t.pairings[0].games == 4
     with pytest.raises(ValueError, match="at least 100"):
         offline.load_split(tmp_path / "run" / "records", 100)
+    # the first k files only (a learning curve over the run's minutes): exactly their decisions
+    sizes = [len(exit_mod.read_records(f)["target"]) for f in files]
+    tr4, va4, n4 = offline.load_split(tmp_path / "run" / "records", 2, first=4)
+    assert n4 == 4 and len(tr4["target"]) == sizes[0] + sizes[2] and len(va4["target"]) == sizes[1] + sizes[3]
+    for bad in (0, len(files) + 1):
+        with pytest.raises(ValueError, match=f"between 1 and the {len(files)} records files"):
+            offline.load_split(tmp_path / "run" / "records", 2, first=bad)
+
+    # scripts/exit_curve.py: mark 0 is the starting network, the last mark fits every file,
+    # and a rerun reuses the saved fits and matches
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("exit_curve", ROOT / "scripts" / "exit_curve.py")
+    ec = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ec)
+    dated = ec.file_minutes(tmp_path / "run")
+    assert [f for f, _ in dated] == files and all(0 < t for _, t in dated)
+    assert [t for _, t in dated] == sorted(t for _, t in dated)
+    args = [str(tmp_path / "run"), "--config", str(ROOT / "configs" / "gin_rummy_exit.yaml"), "--minutes", "0",
+            repr(dated[-1][1]), "--epochs", "1", "--select", "loss", "--valid-every", "2", "--against", "simple",
+            "--games", "2", "--max-hands", "2", "--quiet", "--out", str(tmp_path / "curve"),
+            "net.prior_scale=0", "net.features=engine", "net.hidden=64", "minibatch_size=64"]
+    assert ec.main(args) == 0
+    curve = json.loads((tmp_path / "curve" / "curve.json").read_text())
+    assert [(p["files"], p["train_minutes"] == 0) for p in curve["points"]] == [(2, True), (len(files), False)]
+    assert curve["points"][0]["kept_epoch"] == 0 and curve["points"][1]["kept_epoch"] in (0, 1)
+    fits = sorted((tmp_path / "curve" / "fits").glob("*.pt"))
+    stamps = [f.stat().st_mtime_ns for f in fits]
+    assert ec.main(args) == 0 and [f.stat().st_mtime_ns for f in fits] == stamps
+    assert json.loads((tmp_path / "curve" / "curve.json").read_text()) == curve
+    with pytest.raises(SystemExit):  # a mark past the run's last file is refused, not clamped
+        ec.main(args[:5] + [repr(dated[-1][1] + 1)] + args[6:])

@@ -26,12 +26,17 @@ from .config import TrainConfig
 from .exit import ReplayBuffer, concat_records, distill, read_records, record_files
 
 
-def load_split(folder: str | Path, valid_every: int) -> tuple[dict, dict, int]:
-    """The records of ``folder``: (training, validation, files), every ``valid_every``-th
+def load_split(folder: str | Path, valid_every: int, first: int | None = None) -> tuple[dict, dict, int]:
+    """The records of ``folder`` (its ``first`` files in iteration order, when given: the
+    data of a run's first minutes): (training, validation, files), every ``valid_every``-th
     file (the last of each run of ``valid_every``) held out for validation."""
     if valid_every < 2:
         raise ValueError(f"valid_every must be >= 2 (one file in valid_every is held out), got {valid_every}")
     files = record_files(folder)
+    if first is not None:
+        if first < 1 or first > len(files):
+            raise ValueError(f"first must be between 1 and the {len(files)} records files of {folder}, got {first}")
+        files = files[:first]
     if len(files) < valid_every:
         raise ValueError(f"{folder} holds {len(files)} records_*.npz files; at least {valid_every} are needed "
                          f"(one in {valid_every} is held out)")
@@ -96,9 +101,10 @@ SELECT = ("loss", "q_gain")
 
 
 def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, valid_every: int = 10,
-        init: str | Path | None = None, log=print, select: str = "loss") -> list[dict]:
+        init: str | Path | None = None, log=print, select: str = "loss", first: int | None = None) -> list[dict]:
     """Train a network (``cfg.net``, or the one of checkpoint ``init``) on the records of
-    ``folder``: ``epochs`` epochs, each as many minibatches of ``minibatch_size`` (drawn
+    ``folder`` (its ``first`` files only, when given): ``epochs`` (0: none, the starting
+    network validated and written) epochs, each as many minibatches of ``minibatch_size`` (drawn
     with replacement) as the training records fill, the loss of
     :func:`~.exit.distill` (``exit.depart_weight``, ``vf_coef``), Adam at ``learning_rate``
     (with ``lr_schedule: linear``, lowered each epoch: epoch ``e`` of ``E`` at
@@ -108,11 +114,11 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     Writes the epoch with the lowest validation loss (``select="q_gain"``: the highest
     ``valid_q_gain``) to ``out``; returns one row of metrics per epoch (epoch 0: before
     training)."""
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
+    if epochs < 0:
+        raise ValueError(f"epochs must be >= 0 (0: the starting network, validated and written), got {epochs}")
     if select not in SELECT:
         raise ValueError(f"select must be one of {list(SELECT)}, got {select!r}")
-    train, valid, files = load_split(folder, valid_every)
+    train, valid, files = load_split(folder, valid_every, first)
     if cfg.exit.target == "choice":  # records of a softmax run teach search's choice unless asked otherwise
         train.pop("pi", None)
     elif "pi" not in train:
