@@ -77,6 +77,29 @@ def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
     assert np.array_equal(whole.env.state.hands, resumed.env.state.hands)
 
 
+def test_init_starts_a_run_from_another_checkpoints_network(tmp_path):
+    """init=CKPT: the run's first weights are that checkpoint's network (here a run's
+    after one update, not the seed's fresh ones) and its optimizer starts afresh; a
+    network of another shape, or another game, is refused naming what differs."""
+    cfg = train.load_config(None, TINY)
+    first = train.train(cfg, run_dir=tmp_path / "a", max_updates=1, progress=False)
+    trained = first.net.state_dict()
+    started = train.Trainer(train.load_config(None, TINY + [f"init={tmp_path / 'a' / 'last.pt'}"]), tmp_path / "b")
+    started.setup()
+    fresh = train.Trainer(cfg, tmp_path / "c")
+    fresh.setup()
+    for name, p in started.net.state_dict().items():
+        assert torch.equal(p, trained[name]), name
+    assert any(not torch.equal(p, trained[k]) for k, p in fresh.net.state_dict().items())
+    assert not started.opt.state  # the optimizer is new: init is not --resume
+    wider = train.load_config(None, TINY + ["net.hidden=48", f"init={tmp_path / 'a' / 'last.pt'}"])
+    with pytest.raises(train.ConfigError, match=r"net.hidden \(\d+ there, 48 here\)"):
+        train.Trainer(wider, tmp_path / "d").setup()
+    rummy = train.load_config(None, TINY + ["game=rummy", "num_players=4", f"init={tmp_path / 'a' / 'last.pt'}"])
+    with pytest.raises(train.ConfigError, match="init: .*trained for 'gin'"):
+        train.Trainer(rummy, tmp_path / "e").setup()
+
+
 def test_resume_with_another_number_of_lanes_starts_the_games_afresh(tmp_path, capsys):
     """num_envs changed on --resume: the network, optimizer and counters continue; the
     saved games do not fit the new lanes, so these start afresh, and it says so."""

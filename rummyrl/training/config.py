@@ -170,6 +170,10 @@ class TrainConfig:
     """Expert iteration (``algo: exit``)."""
     checkpoint_every_minutes: float = 5.0
     """Minutes between checkpoints (``last.pt``)."""
+    init: str = ""
+    """A checkpoint whose network starts the run instead of a fresh one: train.py's, an
+    offline fit's (``scripts/exit_fit.py``) or a shipped network; its game, players and
+    ``net`` must be this run's (``--resume`` continues a run instead, optimizer and all)."""
     seed: int = 0
     """Seed of deals, sampling, network init and opponent draws."""
     torch_threads: int = 0

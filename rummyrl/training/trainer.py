@@ -9,16 +9,16 @@ the learner's part: the network, the optimizer, the pool's snapshots and the cou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from rummyrl.agents.neural import PolicyNet, game_io
+from rummyrl.agents.neural import PolicyNet, game_io, load_checkpoint
 
 from . import checkpoint
-from .config import TrainConfig, resolve_device
+from .config import ConfigError, TrainConfig, resolve_device
 from .pool import OpponentPool
 from .rollout import Rollout, make_selfplay
 
@@ -64,7 +64,10 @@ class Trainer:
         self.torch_gen = torch.Generator().manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)
         io = game_io(cfg.game, cfg.num_players)
-        self.net = PolicyNet(io, cfg.net).to(self.device).eval()
+        self.net = PolicyNet(io, cfg.net)
+        if cfg.init:
+            self.net.load_state_dict(init_weights(cfg))
+        self.net = self.net.to(self.device).eval()
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         if cfg.workers:
             self.pool = OpponentPool(cfg, self.rng)  # the snapshots; the lanes are the workers'
@@ -91,3 +94,21 @@ def setup_lanes(holder, cfg: TrainConfig, io) -> None:
     holder.rollout = Rollout(cfg, io)
     holder.lane_kind, holder.lane_snap = holder.pool.draw(cfg.num_envs)
     holder.lane_seat = holder.rng.integers(0, cfg.num_players, cfg.num_envs)
+
+
+def init_weights(cfg: TrainConfig) -> dict:
+    """The network weights of checkpoint ``cfg.init``, refused (naming what differs) unless
+    it holds a network of this run's game, players and ``net`` config."""
+    try:
+        data = load_checkpoint(cfg.init, cfg.game)
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"init: {e}") from None
+    if data.get("num_players") != cfg.num_players:
+        raise ConfigError(f"init: {cfg.init} is a {data.get('num_players')}-player network, this run has "
+                          f"num_players={cfg.num_players}")
+    want = asdict(cfg.net)
+    differ = {k: (data["net_config"].get(k), v) for k, v in want.items() if data["net_config"].get(k) != v}
+    if differ:
+        raise ConfigError(f"init: the network of {cfg.init} differs from this run's net config in "
+                          + ", ".join(f"net.{k} ({a!r} there, {b!r} here)" for k, (a, b) in differ.items()))
+    return data["model"]
