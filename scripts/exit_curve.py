@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_curve import play_point  # noqa: E402  (a sibling script: the resumable saved match)
+from search_curve import add_match_args, errorbars, finish, play_point  # noqa: E402  (a sibling script)
 
 from rummyrl.training import ConfigError, load_config  # noqa: E402
 from rummyrl.training.exit import record_files  # noqa: E402
@@ -71,17 +71,10 @@ def plot(points: list[dict], path: Path, title: str) -> None:
     ax = fig.subplots()
     for against in dict.fromkeys(p["against"] for p in points):
         ps = sorted((p for p in points if p["against"] == against), key=lambda p: p["train_minutes"])
-        y = [100 * p["win_rate"] for p in ps]
-        err = [[100 * (p["win_rate"] - p["ci95"][0]) for p in ps], [100 * (p["ci95"][1] - p["win_rate"]) for p in ps]]
-        ax.errorbar([p["train_minutes"] for p in ps], y, yerr=err, marker="o", capsize=3, label=f"vs {against}")
+        errorbars(ax, ps, "train_minutes", f"vs {against}")
     ax.set_xlabel("training minutes (search data + offline fit)")
     ax.set_ylabel("% of games won, network alone (95% CI)")
-    games = sorted({p["games"] for p in points})
-    ax.set_title(f"{title}, {'/'.join(map(str, games))} duplicate games per point", fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    finish(fig, ax, points, title, path, fontsize=9)
 
 
 def main(argv=None) -> int:
@@ -94,13 +87,7 @@ def main(argv=None) -> int:
     ap.add_argument("--select", choices=SELECT, default="q_gain")
     ap.add_argument("--init", help="start every fit from this checkpoint instead of a fresh network")
     ap.add_argument("--against", nargs="+", default=["simple", "expert"])
-    ap.add_argument("--games", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--max-hands", type=int, default=None,
-                    help="a game not decided by then is a draw (default: the rules' cap, as in evaluate.py)")
-    ap.add_argument("--workers", type=int, default=0, help="Ray workers for the matches (0: this process)")
-    ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--out", type=Path, required=True)
+    add_match_args(ap, games=1000, seed=5)
     ap.add_argument("overrides", nargs="*", help="config overrides key=value, as for exit_fit.py")
     args = ap.parse_intermixed_args(argv)
     if args.games < 2:

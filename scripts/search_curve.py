@@ -39,6 +39,17 @@ def search_spec(options: str, worlds: int) -> str:
     return "search:" + ",".join(o for o in (options, f"worlds={worlds}") if o)
 
 
+def add_match_args(ap: argparse.ArgumentParser, games: int, seed: int) -> None:
+    """The options :func:`play_point` reads: the matches' size, deals and workers, and OUT."""
+    ap.add_argument("--games", type=int, default=games, help=f"duplicate games per match (default {games})")
+    ap.add_argument("--seed", type=int, default=seed, help=f"the deals' seed, the same for every match (default {seed})")
+    ap.add_argument("--max-hands", type=int, default=None,
+                    help="a game not decided by then is a draw (default: the rules' cap, as in evaluate.py)")
+    ap.add_argument("--workers", type=int, default=0, help="Ray workers for the matches (0: this process)")
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--out", type=Path, required=True)
+
+
 def play_point(out: Path, stem: str, spec: str, against: str, args, **meta) -> dict:
     """The match of ``spec`` against ``against``, read from ``OUT/points/STEM.json`` when a
     run saved it, else played and saved."""
@@ -73,10 +84,7 @@ def plot(points: list[dict], baseline: dict | None, against: str, path: Path) ->
     ax = fig.subplots()
     for label in dict.fromkeys(p["model"] for p in points):
         ps = sorted((p for p in points if p["model"] == label), key=lambda p: p["worlds"])
-        x = [p["worlds"] for p in ps]
-        y = [100 * p["win_rate"] for p in ps]
-        err = [[100 * (p["win_rate"] - p["ci95"][0]) for p in ps], [100 * (p["ci95"][1] - p["win_rate"]) for p in ps]]
-        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"opponent model: {label}")
+        errorbars(ax, ps, "worlds", f"opponent model: {label}")
     if baseline is None:
         ax.axhline(50, color="grey", lw=0.8, ls=":")
     else:
@@ -86,8 +94,21 @@ def plot(points: list[dict], baseline: dict | None, against: str, path: Path) ->
     ax.set_xscale("log", base=2)
     ax.set_xlabel("worlds per decision")
     ax.set_ylabel(f"% of games won against {against} (95% CI)")
+    finish(fig, ax, points, f"Gin search against {against}", path)
+
+
+def errorbars(ax, points: list[dict], x: str, label: str) -> None:
+    """The points' win rates against their ``x``, in percent, with their 95% intervals."""
+    y = [100 * p["win_rate"] for p in points]
+    err = [[100 * (p["win_rate"] - p["ci95"][0]) for p in points],
+           [100 * (p["ci95"][1] - p["win_rate"]) for p in points]]
+    ax.errorbar([p[x] for p in points], y, yerr=err, marker="o", capsize=3, label=label)
+
+
+def finish(fig, ax, points: list[dict], title: str, path: Path, fontsize=None) -> None:
+    """Title (with the games per point), grid and legend; written to ``path``."""
     games = sorted({p["games"] for p in points})
-    ax.set_title(f"Gin search against {against}, {'/'.join(map(str, games))} duplicate games per point")
+    ax.set_title(f"{title}, {'/'.join(map(str, games))} duplicate games per point", fontsize=fontsize)
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -103,13 +124,7 @@ def main(argv=None) -> int:
     ap.add_argument("--baseline", default="expert",
                     help="an agent played alone on the same deals, drawn as a line (default expert, "
                          "search's rollout policy; empty for none)")
-    ap.add_argument("--games", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-hands", type=int, default=None,
-                    help="a game not decided by then is a draw (default: the rules' cap, as in evaluate.py)")
-    ap.add_argument("--workers", type=int, default=0, help="Ray workers (0: this process)")
-    ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--out", type=Path, required=True)
+    add_match_args(ap, games=200, seed=0)
     args = ap.parse_args(argv)
     if any(w < 1 for w in args.worlds):
         ap.error(f"--worlds must be positive integers, got {args.worlds}")
