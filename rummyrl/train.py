@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     run_dir = Path(args.run_dir) if args.run_dir else (Path(args.resume).parent if args.resume else None)
     try:
         tr = train(cfg, run_dir=run_dir, resume=resume)
-    except RayUnavailableError as e:
+    except (RayUnavailableError, ConfigError) as e:  # ConfigError: an init checkpoint that does not fit
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
     if tr.interrupted:

@@ -95,6 +95,8 @@ def test_init_starts_a_run_from_another_checkpoints_network(tmp_path):
     wider = train.load_config(None, TINY + ["net.hidden=48", f"init={tmp_path / 'a' / 'last.pt'}"])
     with pytest.raises(train.ConfigError, match=r"net.hidden \(\d+ there, 48 here\)"):
         train.Trainer(wider, tmp_path / "d").setup()
+    argv = ["--run-dir", str(tmp_path / "d"), *TINY, "net.hidden=48", f"init={tmp_path / 'a' / 'last.pt'}"]
+    assert train.main(argv) == 2  # the command line says so in one line, no traceback
     rummy = train.load_config(None, TINY + ["game=rummy", "num_players=4", f"init={tmp_path / 'a' / 'last.pt'}"])
     with pytest.raises(train.ConfigError, match="init: .*trained for 'gin'"):
         train.Trainer(rummy, tmp_path / "e").setup()
