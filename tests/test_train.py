@@ -97,6 +97,14 @@ def test_init_starts_a_run_from_another_checkpoints_network(tmp_path):
         train.Trainer(wider, tmp_path / "d").setup()
     argv = ["--run-dir", str(tmp_path / "d"), *TINY, "net.hidden=48", f"init={tmp_path / 'a' / 'last.pt'}"]
     assert train.main(argv) == 2  # the command line says so in one line, no traceback
+    # a run started with init resumes from its own checkpoint, also when the init file is gone
+    run = train.train(train.load_config(None, TINY + [f"init={tmp_path / 'a' / 'last.pt'}"]), run_dir=tmp_path / "f",
+                      max_updates=1, progress=False)
+    (tmp_path / "a" / "last.pt").rename(tmp_path / "a" / "moved.pt")
+    again = train.train(run.cfg, run_dir=tmp_path / "f", resume=load_checkpoint(tmp_path / "f" / "last.pt", "gin"),
+                        max_updates=1, progress=False)
+    assert again.updates == 2
+    (tmp_path / "a" / "moved.pt").rename(tmp_path / "a" / "last.pt")
     rummy = train.load_config(None, TINY + ["game=rummy", "num_players=4", f"init={tmp_path / 'a' / 'last.pt'}"])
     with pytest.raises(train.ConfigError, match="init: .*trained for 'gin'"):
         train.Trainer(rummy, tmp_path / "e").setup()

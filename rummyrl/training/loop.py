@@ -53,7 +53,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = N
     run_dir = Path(run_dir or Path("runs") / cfg.name)
     run_dir.mkdir(parents=True, exist_ok=True)
     tr = Trainer(cfg, run_dir)
-    tr.setup()
+    tr.setup(fresh=resume is None)  # a resumed run's weights are the checkpoint's, not init's
     if resume is not None:
         tr.load(resume)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))

@@ -56,7 +56,9 @@ class Trainer:
     """``algo: exit``: the search agent, the replay buffer and the records of games in
     progress (:mod:`.exit`; not in checkpoints)."""
 
-    def setup(self) -> None:
+    def setup(self, fresh: bool = True) -> None:
+        """The network (from ``cfg.init`` when set and ``fresh``: a resumed run needs not
+        the init checkpoint, its own holds the weights), optimizer, pool and lanes."""
         cfg = self.cfg
         np.random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
@@ -65,7 +67,7 @@ class Trainer:
         self.device = resolve_device(cfg.device)
         io = game_io(cfg.game, cfg.num_players)
         self.net = PolicyNet(io, cfg.net)
-        if cfg.init:
+        if cfg.init and fresh:
             self.net.load_state_dict(init_weights(cfg))
         self.net = self.net.to(self.device).eval()
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
