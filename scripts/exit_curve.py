@@ -30,7 +30,7 @@ from search_curve import add_match_args, errorbars, finish, play_point  # noqa: 
 
 from rummyrl.training import ConfigError, load_config  # noqa: E402
 from rummyrl.training.exit import record_files  # noqa: E402
-from rummyrl.training.offline import SELECT, fit  # noqa: E402
+from rummyrl.training.offline import SELECT, fit, kept_row  # noqa: E402
 
 
 def file_minutes(run_dir: Path) -> list[tuple[Path, float]]:
@@ -53,9 +53,9 @@ def fit_point(out: Path, run_dir: Path, minutes: float, first: int, args) -> dic
     t0 = time.time()
     rows = fit(cfg, run_dir / "records", ckpt, args.epochs if minutes else 0, args.valid_every, args.init,
                select=args.select, first=first)
-    key = "valid_loss" if args.select == "loss" else "valid_q_gain"
-    best = (min if args.select == "loss" else max)(rows, key=lambda r: r[key])
-    meta = {"minutes_data": round(minutes, 2), "files": first, "fit_minutes": round((time.time() - t0) / 60, 2) if minutes else 0.0,
+    best = kept_row(rows, args.select)
+    fit_minutes = round((time.time() - t0) / 60, 2) if minutes else 0.0
+    meta = {"minutes_data": round(minutes, 2), "files": first, "fit_minutes": fit_minutes,
             "epochs": args.epochs if minutes else 0, "select": args.select, "init": args.init,
             "overrides": args.overrides, "kept_epoch": best["epoch"], "rows": rows}
     tmp = meta_path.with_suffix(".tmp")

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from rummyrl.training import ConfigError, load_config
-from rummyrl.training.offline import SELECT, fit
+from rummyrl.training.offline import SELECT, fit, kept_row
 
 
 def main(argv=None) -> int:
@@ -49,8 +49,7 @@ def main(argv=None) -> int:
         print(f"exit_fit.py: error: {e}", file=sys.stderr)
         return 2
     Path(str(args.out) + ".json").write_text(json.dumps(rows, indent=1))
-    best = (min(rows, key=lambda r: r["valid_loss"]) if args.select == "loss"
-            else max(rows, key=lambda r: r["valid_q_gain"]))
+    best = kept_row(rows, args.select)
     gain = f", q_gain {best['valid_q_gain']:+.3f}" if "valid_q_gain" in best else ""
     print(f"wrote {args.out} (epoch {best['epoch']}, validation loss {best['valid_loss']:.4f}, "
           f"accuracy on departures {best['valid_departs']:.3f}{gain})")

@@ -100,6 +100,16 @@ def q_gain(rec: dict, pick: np.ndarray, base: np.ndarray) -> float:
 SELECT = ("loss", "q_gain")
 
 
+def score(row: dict, select: str) -> float:
+    """How :func:`fit` ranks an epoch's row: higher is kept (``select`` of :data:`SELECT`)."""
+    return -row["valid_loss"] if select == "loss" else row["valid_q_gain"]
+
+
+def kept_row(rows: list[dict], select: str) -> dict:
+    """The row of the epoch :func:`fit` kept (the first of equal scores, as it does)."""
+    return max(rows, key=lambda r: score(r, select))
+
+
 def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, valid_every: int = 10,
         init: str | Path | None = None, log=print, select: str = "loss", first: int | None = None) -> list[dict]:
     """Train a network (``cfg.net``, or the one of checkpoint ``init``) on the records of
@@ -159,9 +169,8 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
         row.update({f"valid_{k}": v for k, v in validate(net, valid).items()})
         rows.append(row)
         log("  ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()))
-        score = -row["valid_loss"] if select == "loss" else row["valid_q_gain"]
-        if best is None or score > best:
-            best = score
+        if best is None or score(row, select) > best:
+            best = score(row, select)
             save_weights(out, cfg.game, cfg.num_players, net_cfg, net.state_dict(), dataclasses.asdict(cfg),
                          {"source": f"offline distillation of {folder}", "epoch": epoch})
     return rows
