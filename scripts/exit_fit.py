@@ -10,8 +10,10 @@ Trailing ``key=value`` arguments override the config as in train.py (the network
 Prints one line per epoch (validation loss, accuracy, accuracy on search's departures and,
 for records of ``exit.target=softmax``, ``q_gain``: search's value of the network's moves
 minus that of the moves of the network that made the data, and ``q_gain_expert``: minus the
-expert's, points per decision) and writes them to ``<out>.json``; the checkpoint
-is the epoch with the lowest validation loss (``--select q_gain``: the highest q_gain).
+expert's, points per decision) and writes them to ``<out>.json`` and to TensorBoard
+(``distill/<metric>`` by epoch, in ``--logdir``: by default the folder of ``<out>`` without
+its suffix, e.g. ``runs/rummy_fit/fit/``); the checkpoint is the epoch with the lowest
+validation loss (``--select q_gain``: the highest q_gain).
 """
 
 from __future__ import annotations
@@ -39,12 +41,14 @@ def main(argv=None) -> int:
     ap.add_argument("--first", type=int,
                     help="fit the first FIRST records files only (the data of a run's first minutes)")
     ap.add_argument("--init", help="start from this checkpoint's network instead of a fresh one")
+    ap.add_argument("--logdir", help="TensorBoard folder for the epochs' metrics (default: OUT without its "
+                                     "suffix, e.g. runs/fit/fit.pt -> runs/fit/fit/)")
     ap.add_argument("overrides", nargs="*", help="config overrides key=value")
     args = ap.parse_intermixed_args(argv)
     try:
         cfg = load_config(args.config, args.overrides)
         rows = fit(cfg, args.records, args.out, args.epochs, args.valid_every, args.init, select=args.select,
-                   first=args.first)
+                   first=args.first, logdir=args.logdir or Path(args.out).with_suffix(""))
     except (ConfigError, OSError, ValueError) as e:
         print(f"exit_fit.py: error: {e}", file=sys.stderr)
         return 2

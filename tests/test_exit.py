@@ -433,8 +433,16 @@ def test_saved_search_records_distil_again_offline(tmp_path):
     fit_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
         "net.prior_scale=0", "net.features=engine", "net.hidden=64", "learning_rate=0.003", "minibatch_size=64"])
     out = tmp_path / "fit.pt"
-    rows = offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=12, valid_every=4, log=lambda *_: None)
+    rows = offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=12, valid_every=4, log=lambda *_: None,
+                       logdir=tmp_path / "tb")
     assert rows[0]["valid_accuracy"] < 0.5  # an untrained network does not play like simple
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(tmp_path / "tb"))  # the fit's losses, epoch by epoch, in TensorBoard
+    acc.Reload()
+    assert [e.step for e in acc.Scalars("distill/valid_loss")] == list(range(13))
+    assert [e.value for e in acc.Scalars("distill/train_policy_loss")] == pytest.approx(
+        [r["train_policy_loss"] for r in rows[1:]], rel=1e-5)
     assert max(r["valid_accuracy"] for r in rows) > rows[0]["valid_accuracy"] + 0.3
     best = min(rows, key=lambda r: r["valid_loss"])
     data = load_checkpoint(out, "gin")
@@ -451,11 +459,22 @@ def test_saved_search_records_distil_again_offline(tmp_path):
         with pytest.raises(ValueError, match=f"between 1 and the {len(files)} records files"):
             offline.load_split(tmp_path / "run" / "records", 2, first=bad)
 
-    # scripts/exit_curve.py: mark 0 is the starting network, the last mark fits every file,
-    # and a rerun reuses the saved fits and matches
+    # scripts/exit_fit.py: the rows in <out>.json, TensorBoard beside the checkpoint by default
     import importlib.util
     import json
 
+    spec = importlib.util.spec_from_file_location("exit_fit", ROOT / "scripts" / "exit_fit.py")
+    ef = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ef)
+    cli = tmp_path / "cli" / "fit.pt"
+    assert ef.main([str(tmp_path / "run" / "records"), "--config", str(ROOT / "configs" / "gin_rummy_exit.yaml"),
+                    "--out", str(cli), "--epochs", "1", "--valid-every", "4", "net.prior_scale=0",
+                    "net.features=engine", "net.hidden=64", "minibatch_size=64"]) == 0
+    assert [r["epoch"] for r in json.loads((tmp_path / "cli" / "fit.pt.json").read_text())] == [0, 1]
+    assert list((tmp_path / "cli" / "fit").glob("events.out.tfevents.*")) and cli.is_file()
+
+    # scripts/exit_curve.py: mark 0 is the starting network, the last mark fits every file,
+    # and a rerun reuses the saved fits and matches
     spec = importlib.util.spec_from_file_location("exit_curve", ROOT / "scripts" / "exit_curve.py")
     ec = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ec)

@@ -14,6 +14,7 @@ kept is the epoch with the lowest validation loss; it loads like any other
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from pathlib import Path
 
@@ -111,7 +112,8 @@ def kept_row(rows: list[dict], select: str) -> dict:
 
 
 def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, valid_every: int = 10,
-        init: str | Path | None = None, log=print, select: str = "loss", first: int | None = None) -> list[dict]:
+        init: str | Path | None = None, log=print, select: str = "loss", first: int | None = None,
+        logdir: str | Path | None = None) -> list[dict]:
     """Train a network (``cfg.net``, or the one of checkpoint ``init``) on the records of
     ``folder`` (its ``first`` files only, when given): ``epochs`` (0: none, the starting
     network validated and written) epochs, each as many minibatches of ``minibatch_size`` (drawn
@@ -123,7 +125,8 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     hold its distribution (``exit.target: softmax`` runs), ``softmax`` on that distribution.
     Writes the epoch with the lowest validation loss (``select="q_gain"``: the highest
     ``valid_q_gain``) to ``out``; returns one row of metrics per epoch (epoch 0: before
-    training)."""
+    training). With ``logdir``, each row's metrics also go to TensorBoard there, as
+    ``distill/<metric>`` at step ``epoch`` (the online run's losses are ``exit/...``)."""
     if epochs < 0:
         raise ValueError(f"epochs must be >= 0 (0: the starting network, validated and written), got {epochs}")
     if select not in SELECT:
@@ -157,20 +160,35 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
         log(f"the expert alone agrees with the teacher on {(prior.argmax(1) == valid['target']).mean():.4f} "
             f"of the validation decisions")
     rows, best = [], None
-    for epoch in range(epochs + 1):
-        row = {"epoch": epoch}
-        if epoch:
-            if cfg.lr_schedule == "linear":  # lower each epoch: the last ones settle
-                for group in opt.param_groups:
-                    group["lr"] = cfg.learning_rate * (1.0 - (epoch - 1) / epochs)
-            row.update({f"train_{k}": v for k, v in distill(net, opt, buffer, per_epoch, cfg.minibatch_size,
-                                                             cfg.vf_coef, cfg.max_grad_norm, rng,
-                                                             cfg.exit.depart_weight).items()})
-        row.update({f"valid_{k}": v for k, v in validate(net, valid).items()})
-        rows.append(row)
-        log("  ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()))
-        if best is None or score(row, select) > best:
-            best = score(row, select)
-            save_weights(out, cfg.game, cfg.num_players, net_cfg, net.state_dict(), dataclasses.asdict(cfg),
-                         {"source": f"offline distillation of {folder}", "epoch": epoch})
+    with _board(logdir) as writer:
+        for epoch in range(epochs + 1):
+            row = {"epoch": epoch}
+            if epoch:
+                if cfg.lr_schedule == "linear":  # lower each epoch: the last ones settle
+                    for group in opt.param_groups:
+                        group["lr"] = cfg.learning_rate * (1.0 - (epoch - 1) / epochs)
+                row.update({f"train_{k}": v for k, v in distill(net, opt, buffer, per_epoch, cfg.minibatch_size,
+                                                                 cfg.vf_coef, cfg.max_grad_norm, rng,
+                                                                 cfg.exit.depart_weight).items()})
+            row.update({f"valid_{k}": v for k, v in validate(net, valid).items()})
+            rows.append(row)
+            if writer is not None:
+                for k, v in row.items():
+                    if k != "epoch":
+                        writer.add_scalar(f"distill/{k}", v, epoch)
+                writer.flush()  # in TensorBoard when its line is printed, also if the fit is then killed
+            log("  ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()))
+            if best is None or score(row, select) > best:
+                best = score(row, select)
+                save_weights(out, cfg.game, cfg.num_players, net_cfg, net.state_dict(), dataclasses.asdict(cfg),
+                             {"source": f"offline distillation of {folder}", "epoch": epoch})
     return rows
+
+
+def _board(logdir: str | Path | None):
+    """A TensorBoard writer at ``logdir`` (closed on leaving), or ``None`` for no logging."""
+    if logdir is None:
+        return contextlib.nullcontext()
+    from torch.utils.tensorboard import SummaryWriter
+
+    return SummaryWriter(str(logdir))
