@@ -448,6 +448,10 @@ def _play_on_ray(built, specs, labels, pairs, spec, game_args, games, seed, dupl
             blob = ray.put(pickled((built[specs[i]], built[specs[j]])))  # once per pairing
             for c, kwargs in enumerate(pairing_chunks(spec, games, seed + 1000 * p, duplicate, chunk)):
                 jobs.append(((p, c), blob, kwargs))
+        if len(jobs) < workers:  # said, not changed: the chunk size decides the games played
+            print(f"evaluate: {len(jobs)} chunk(s) for {workers} workers, {workers - len(jobs)} idle: "
+                  f"a smaller --chunk (now {chunk}) spreads a pairing over more of them "
+                  f"(the results depend on --chunk)", file=sys.stderr)
         if bar is not None:
             bar.set_postfix_str(f"{len(pairs)} pairing(s), {len(jobs)} chunks on {workers} Ray workers")
         for key, raw in ActorPool(actors).map_unordered(

@@ -140,9 +140,10 @@ def test_tournament_on_two_workers_equals_in_process(ray_session, whole_run, cap
     _same(here, there)
     assert all(p.games == 24 for p in there.pairings)
     assert "72/72" in capsys.readouterr().err  # one bar over the three pairings, at its end
-    rummy = dict(game="rummy", players=3, games=12, chunk=6, seed=1, show_progress=False)
+    rummy = dict(game="rummy", players=3, games=12, chunk=12, seed=1, show_progress=False)
     _same(evaluate.run_tournament(["expert", "random"], **rummy),
           evaluate.run_tournament(["expert", "random"], workers=2, **rummy))
+    assert "1 chunk(s) for 2 workers, 1 idle" in capsys.readouterr().err
 
 
 def test_ctrl_c_in_a_terminal_saves_the_workers_games(tmp_path):
