@@ -41,6 +41,9 @@ def main(argv=None) -> int:
     ap.add_argument("--first", type=int,
                     help="fit the first FIRST records files only (the data of a run's first minutes)")
     ap.add_argument("--init", help="start from this checkpoint's network instead of a fresh one")
+    ap.add_argument("--min-gain", type=float,
+                    help="teach search's departures only where its values put its choice at least this many "
+                         "points above the network's (elsewhere the network's own choice); exit.target=choice")
     ap.add_argument("--logdir", help="TensorBoard folder for the epochs' metrics (default: OUT without its "
                                      "suffix, e.g. runs/fit/fit.pt -> runs/fit/fit/)")
     ap.add_argument("overrides", nargs="*", help="config overrides key=value")
@@ -48,7 +51,7 @@ def main(argv=None) -> int:
     try:
         cfg = load_config(args.config, args.overrides)
         rows = fit(cfg, args.records, args.out, args.epochs, args.valid_every, args.init, select=args.select,
-                   first=args.first, logdir=args.logdir or Path(args.out).with_suffix(""))
+                   first=args.first, logdir=args.logdir or Path(args.out).with_suffix(""), min_gain=args.min_gain)
     except (ConfigError, OSError, ValueError) as e:
         print(f"exit_fit.py: error: {e}", file=sys.stderr)
         return 2

@@ -179,6 +179,26 @@ def test_q_gain_is_search_value_of_the_chosen_moves_minus_the_base_moves():
     assert np.isnan(q_gain({k: v[2:3] for k, v in rec.items()}, pick[2:3], base[2:3]))
 
 
+def test_clear_departures_keeps_only_search_departures_worth_min_gain():
+    from rummyrl.training.offline import clear_departures
+
+    # row 0: departs for +25; 1: for +5; 2: the network's move unvalued; 3: search kept the
+    # network's move; 4: departs for exactly +20
+    rec = {"cand": np.array([[3, 5, -1], [3, 5, 7], [2, 4, -1], [1, 2, -1], [6, 8, -1]]),
+           "q": np.array([[30.0, 5.0, np.nan], [6.0, 1.0, 0.0], [9.0, np.nan, np.nan], [4.0, 1.0, np.nan],
+                          [-10.0, -30.0, np.nan]]),
+           "target": np.array([3, 3, 2, 1, 6]), "net_choice": np.array([5, 5, 4, 1, 8])}
+    out, weak = clear_departures(rec, 20.0)
+    assert out["target"].tolist() == [3, 5, 4, 1, 6] and weak == 2
+    assert rec["target"].tolist() == [3, 3, 2, 1, 6]  # the records passed in are left as they were
+    assert clear_departures(rec, 26.0)[0]["target"].tolist() == [5, 5, 4, 1, 8]
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="min_gain must be > 0"):
+            clear_departures(rec, bad)
+    with pytest.raises(ValueError, match="needs search's values"):
+        clear_departures({k: v for k, v in rec.items() if k != "q"}, 20.0)
+
+
 def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_path):
     """offline.fit(select="q_gain") on records with search's values: epoch 0 (the untrained
     network with the expert prior plays the expert's moves) gains exactly 0 over the expert,
@@ -199,6 +219,10 @@ def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_pa
     assert load_checkpoint(out, "gin")["about"]["epoch"] == best["epoch"]
     with pytest.raises(ValueError, match="select must be one of"):
         offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, select="accuracy")
+    # min_gain: search's weak departures are validated as the network's choice: fewer departures
+    cleared = offline.fit(fit_cfg, tmp_path / "run" / "records", tmp_path / "clear.pt", epochs=0, valid_every=2,
+                          log=lambda *_: None, min_gain=1e9)
+    assert rows[0]["valid_depart_share"] > 0 and cleared[0]["valid_depart_share"] == 0.0
 
     # the fit's exit.target decides: search's choice, also from records that hold its distribution
     def weights(cfg, name):
@@ -208,6 +232,8 @@ def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_pa
     soft_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
         "net.hidden=32", "learning_rate=0.003", "minibatch_size=64", "exit.target=softmax"])
     with_pi, soft = weights(fit_cfg, "choice.pt"), weights(soft_cfg, "soft.pt")
+    with pytest.raises(ValueError, match="it needs exit.target=choice, got 'softmax'"):
+        offline.fit(soft_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, min_gain=5.0)
     for f in (tmp_path / "run" / "records").glob("records_*.npz"):
         d = dict(np.load(f))
         del d["q"], d["pi"]

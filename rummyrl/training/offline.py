@@ -84,16 +84,31 @@ def q_gain(rec: dict, pick: np.ndarray, base: np.ndarray) -> float:
     ``base`` gains by search's reckoning, since neither saw the noise of those values. Its
     reckoning is not play: in Rummy a fit to its mean values gained 4.9 points per draw by
     it and lost 11 points of games won against three simple (README, "Expert iteration")."""
-    cand, q = rec["cand"].astype(np.int64), rec["q"].astype(np.float64)
-    valued = (cand >= 0) & np.isfinite(q)
-
-    def value(a):
-        hit = valued & (cand == a[:, None])
-        return np.where(hit.any(1), np.where(hit, q, 0.0).sum(1), np.nan)
-
-    d = np.where(pick == base, 0.0, value(pick) - value(base))
+    d = np.where(pick == base, 0.0, search_value(rec, pick) - search_value(rec, base))
     ok = np.isfinite(d)
     return float(d[ok].mean()) if ok.any() else float("nan")
+
+
+def search_value(rec: dict, action: np.ndarray) -> np.ndarray:
+    """Search's mean value of ``action`` in each record (``cand`` and ``q``); NaN where it
+    did not value that action."""
+    cand, q = rec["cand"].astype(np.int64), rec["q"].astype(np.float64)
+    hit = (cand >= 0) & np.isfinite(q) & (cand == action[:, None])
+    return np.where(hit.any(1), np.where(hit, q, 0.0).sum(1), np.nan)
+
+
+def clear_departures(rec: dict, min_gain: float) -> tuple[dict, int]:
+    """``rec`` with search's departures from the network that made the data kept as targets
+    only where search valued its choice at least ``min_gain`` points above the network's;
+    elsewhere the target is the network's own choice. Returns the records and how many
+    departures were taught as the network's choice."""
+    if not min_gain > 0:
+        raise ValueError(f"min_gain must be > 0 (points of search's value), got {min_gain}")
+    if "q" not in rec:
+        raise ValueError("min_gain needs search's values in the records (written with exit.target: softmax)")
+    dep = rec["target"] != rec["net_choice"]
+    weak = dep & ~(search_value(rec, rec["target"]) - search_value(rec, rec["net_choice"]) >= min_gain)
+    return {**rec, "target": np.where(weak, rec["net_choice"], rec["target"])}, int(weak.sum())
 
 
 #: how :func:`fit` chooses the epoch it keeps: the lowest validation loss, or the highest
@@ -113,7 +128,7 @@ def kept_row(rows: list[dict], select: str) -> dict:
 
 def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, valid_every: int = 10,
         init: str | Path | None = None, log=print, select: str = "loss", first: int | None = None,
-        logdir: str | Path | None = None) -> list[dict]:
+        logdir: str | Path | None = None, min_gain: float | None = None) -> list[dict]:
     """Train a network (``cfg.net``, or the one of checkpoint ``init``) on the records of
     ``folder`` (its ``first`` files only, when given): ``epochs`` (0: none, the starting
     network validated and written) epochs, each as many minibatches of ``minibatch_size`` (drawn
@@ -125,7 +140,8 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     hold its distribution (``exit.target: softmax`` runs), ``softmax`` on that distribution.
     Writes the epoch with the lowest validation loss (``select="q_gain"``: the highest
     ``valid_q_gain``) to ``out``; returns one row of metrics per epoch (epoch 0: before
-    training). With ``logdir``, each row's metrics also go to TensorBoard there, as
+    training). With ``min_gain``, search's departures worth less than that by its own values
+    are taught (and validated) as the network's choice (:func:`clear_departures`). With ``logdir``, each row's metrics also go to TensorBoard there, as
     ``distill/<metric>`` at step ``epoch`` (the online run's losses are ``exit/...``)."""
     if epochs < 0:
         raise ValueError(f"epochs must be >= 0 (0: the starting network, validated and written), got {epochs}")
@@ -137,6 +153,13 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     elif "pi" not in train:
         raise ValueError(f"exit.target=softmax needs search's distributions in the records; {folder} holds "
                          f"its choices only (written with exit.target=choice): fit them with exit.target=choice")
+    if min_gain is not None:
+        if cfg.exit.target != "choice":
+            raise ValueError(f"min_gain changes search's choices as targets: it needs exit.target=choice, "
+                             f"got {cfg.exit.target!r}")
+        train, weak = clear_departures(train, min_gain)
+        valid, weak_valid = clear_departures(valid, min_gain)
+        log(f"min_gain {min_gain:g}: {weak + weak_valid} of search's departures taught as the network's choice")
     if select == "q_gain" and "q" not in valid:
         raise ValueError(f"select='q_gain' needs search's values in the records (exit.target: softmax); "
                          f"{folder} has none")
