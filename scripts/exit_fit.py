@@ -27,6 +27,13 @@ from rummyrl.training import ConfigError, load_config
 from rummyrl.training.offline import SELECT, fit, kept_row
 
 
+def default_logdir(out: str) -> Path:
+    """The fit's TensorBoard folder beside its checkpoint: ``runs/fit/fit.pt`` -> ``runs/fit/fit/``
+    (``runs/fit/fit`` -> ``runs/fit/fit_tb/``, never the checkpoint's own path)."""
+    out = Path(out)
+    return out.with_suffix("") if out.suffix else out.with_name(out.name + "_tb")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("records", help="a records/ folder written by a run with exit.save_records=true")
@@ -45,13 +52,13 @@ def main(argv=None) -> int:
                     help="teach search's departures only where its values put its choice at least this many "
                          "points above the network's (elsewhere the network's own choice); exit.target=choice")
     ap.add_argument("--logdir", help="TensorBoard folder for the epochs' metrics (default: OUT without its "
-                                     "suffix, e.g. runs/fit/fit.pt -> runs/fit/fit/)")
+                                     "suffix, e.g. runs/fit/fit.pt -> runs/fit/fit/; no suffix: OUT_tb/)")
     ap.add_argument("overrides", nargs="*", help="config overrides key=value")
     args = ap.parse_intermixed_args(argv)
     try:
         cfg = load_config(args.config, args.overrides)
         rows = fit(cfg, args.records, args.out, args.epochs, args.valid_every, args.init, select=args.select,
-                   first=args.first, logdir=args.logdir or Path(args.out).with_suffix(""), min_gain=args.min_gain)
+                   first=args.first, logdir=args.logdir or default_logdir(args.out), min_gain=args.min_gain)
     except (ConfigError, OSError, ValueError) as e:
         print(f"exit_fit.py: error: {e}", file=sys.stderr)
         return 2

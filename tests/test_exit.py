@@ -498,6 +498,7 @@ def test_saved_search_records_distil_again_offline(tmp_path):
                     "net.features=engine", "net.hidden=64", "minibatch_size=64"]) == 0
     assert [r["epoch"] for r in json.loads((tmp_path / "cli" / "fit.pt.json").read_text())] == [0, 1]
     assert list((tmp_path / "cli" / "fit").glob("events.out.tfevents.*")) and cli.is_file()
+    assert ef.default_logdir("runs/fit/model") == Path("runs/fit/model_tb")  # never the checkpoint's own path
 
     # scripts/exit_curve.py: mark 0 is the starting network, the last mark fits every file,
     # and a rerun reuses the saved fits and matches

@@ -141,8 +141,9 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     Writes the epoch with the lowest validation loss (``select="q_gain"``: the highest
     ``valid_q_gain``) to ``out``; returns one row of metrics per epoch (epoch 0: before
     training). With ``min_gain``, search's departures worth less than that by its own values
-    are taught (and validated) as the network's choice (:func:`clear_departures`). With ``logdir``, each row's metrics also go to TensorBoard there, as
-    ``distill/<metric>`` at step ``epoch`` (the online run's losses are ``exit/...``)."""
+    are taught (and validated) as the network's choice (:func:`clear_departures`). With
+    ``logdir``, each row's metrics also go to TensorBoard there, as ``distill/<metric>`` at
+    step ``epoch`` (the online run's losses are ``exit/...``)."""
     if epochs < 0:
         raise ValueError(f"epochs must be >= 0 (0: the starting network, validated and written), got {epochs}")
     if select not in SELECT:
