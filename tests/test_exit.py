@@ -223,6 +223,8 @@ def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_pa
     cleared = offline.fit(fit_cfg, tmp_path / "run" / "records", tmp_path / "clear.pt", epochs=0, valid_every=2,
                           log=lambda *_: None, min_gain=1e9)
     assert rows[0]["valid_depart_share"] > 0 and cleared[0]["valid_depart_share"] == 0.0
+    with pytest.raises(ValueError, match="min_gain must be > 0"):  # refused before any record is read
+        offline.fit(fit_cfg, tmp_path / "no_records", out, epochs=1, valid_every=2, min_gain=-1.0)
 
     # the fit's exit.target decides: search's choice, also from records that hold its distribution
     def weights(cfg, name):
@@ -232,7 +234,7 @@ def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_pa
     soft_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
         "net.hidden=32", "learning_rate=0.003", "minibatch_size=64", "exit.target=softmax"])
     with_pi, soft = weights(fit_cfg, "choice.pt"), weights(soft_cfg, "soft.pt")
-    with pytest.raises(ValueError, match="it needs exit.target=choice, got 'softmax'"):
+    with pytest.raises(ValueError, match="it needs exit.target=choice; got min_gain=5.0, exit.target='softmax'"):
         offline.fit(soft_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, min_gain=5.0)
     for f in (tmp_path / "run" / "records").glob("records_*.npz"):
         d = dict(np.load(f))

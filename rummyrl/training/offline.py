@@ -148,6 +148,10 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
         raise ValueError(f"epochs must be >= 0 (0: the starting network, validated and written), got {epochs}")
     if select not in SELECT:
         raise ValueError(f"select must be one of {list(SELECT)}, got {select!r}")
+    if min_gain is not None and not (min_gain > 0 and cfg.exit.target == "choice"):  # before the records load
+        raise ValueError(f"min_gain must be > 0 (points of search's value) and changes search's choices as "
+                         f"targets: it needs exit.target=choice; got min_gain={min_gain}, "
+                         f"exit.target={cfg.exit.target!r}")
     train, valid, files = load_split(folder, valid_every, first)
     if cfg.exit.target == "choice":  # records of a softmax run teach search's choice unless asked otherwise
         train.pop("pi", None)
@@ -155,9 +159,6 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
         raise ValueError(f"exit.target=softmax needs search's distributions in the records; {folder} holds "
                          f"its choices only (written with exit.target=choice): fit them with exit.target=choice")
     if min_gain is not None:
-        if cfg.exit.target != "choice":
-            raise ValueError(f"min_gain changes search's choices as targets: it needs exit.target=choice, "
-                             f"got {cfg.exit.target!r}")
         train, weak = clear_departures(train, min_gain)
         valid, weak_valid = clear_departures(valid, min_gain)
         log(f"min_gain {min_gain:g}: {weak + weak_valid} of search's departures taught as the network's choice")
