@@ -169,11 +169,9 @@ def _pref_kernel(obs, mask, meld_masks, params, pref):
         # (hold_outs), unless laying off every such card would leave one card to throw
         hold = hold_outs > 0 and not any_play
         if hold:
-            n_fit = 0
-            for c in range(NUM_CARDS):
-                if (hand[c // NUM_RANKS] >> (c % NUM_RANKS)) & 1 and row[_P_FITS + c] > 0.5:
-                    n_fit += 1
-            hold = _card_count(hand) - n_fit >= 2
+            for s in range(NUM_SUITS):
+                work[s] = hand[s] & fits[s]
+            hold = _card_count(hand) - _card_count(work) >= 2
         for a in range(rummy.LAYOFF, rummy.NUM_ACTIONS):
             if mk[a]:
                 c = (a - rummy.LAYOFF) % NUM_CARDS
