@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-GAMES = ("gin", "rummy")
+from rummyrl import games
 
 
 class Agent:
@@ -46,6 +46,24 @@ class Agent:
         return f"{type(self).__name__}(game={self.game!r})"
 
 
+class PreferenceAgent(Agent):
+    """A rule agent that plays the argmax of a preference over actions: a subclass sets
+    ``preference``, a function ``(observations, masks, params) -> (B, A)`` (its parameters
+    ``params``, None for the defaults). Networks read the same function as features."""
+
+    preference = None
+
+    def __init__(self, params=None):
+        self.params = params
+
+    def preferences(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``(B, NUM_ACTIONS)``: how much the agent likes each action (it plays the argmax)."""
+        return type(self).preference(observations, action_masks, self.params)
+
+    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return self.preferences(observations, action_masks).argmax(1)
+
+
 def tell_rules(agents, config) -> None:
     """:meth:`Agent.set_rules` for each of ``agents`` that has it (a plain callable may
     stand in for an agent, and has no rules to learn)."""
@@ -54,7 +72,7 @@ def tell_rules(agents, config) -> None:
             agent.set_rules(config)
 
 
-def check_game(game: str) -> str:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {list(GAMES)}")
-    return game
+def check_game(game) -> str:
+    """The name of a registered game (``game`` is a name or a registry entry), or
+    ValueError naming the games there are."""
+    return games.get(game).name

@@ -31,7 +31,7 @@ All of it runs compiled over the batch (one decision per game, no Python loop).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
@@ -39,12 +39,16 @@ from numba import njit, prange
 from rummyrl import gin
 from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE
 from rummyrl.melds import BIT_INDEX13 as _BIT_INDEX
-from rummyrl.melds import MELDABLE13, POPCOUNT13, deadwood_one
+from rummyrl.melds import MELDABLE13
 from rummyrl.melds import min_after_discard_one as _min_after_discard
 from rummyrl.melds import set_ranks_one as _three
 
-from .base import Agent
-from .params import parse_fields
+from .base import PreferenceAgent
+from .card_kernels import card_count as _card_count
+from .card_kernels import danger as _danger
+from .card_kernels import deadwood as _dw
+from .card_kernels import suit_masks as _masks
+from .params import kernel_array, parse_fields
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,12 @@ class ExpertParams:
     baseline keeps 0."""
 
     def as_array(self) -> np.ndarray:
-        return np.array([getattr(self, f.name) for f in fields(self)], np.float64)
+        """The values in the order the kernel reads them (:data:`KERNEL_ORDER`)."""
+        return kernel_array(self, KERNEL_ORDER)
+
+
+#: the order in which :func:`_pref_one` reads the parameters from its array
+KERNEL_ORDER = ("w_danger", "take_margin", "knock_early", "knock_slope", "knock_floor", "lookahead", "w_gin")
 
 
 def parse_params(text: str) -> ExpertParams:
@@ -89,27 +98,6 @@ _P_HAND, _P_TOP, _P_KNOWN = _L["hand"].start, _L["top_discard"].start, _L["opp_k
 _P_THROWN, _P_PASSED, _P_UNSEEN = _L["opp_thrown"].start, _L["opp_passed"].start, _L["unseen"].start
 _S_STOCK, _S_MY, _S_OPP, _S_TARGET = (_L[k].start for k in ("stock_size", "my_score", "opp_score", "target"))
 _FULL = (1 << NUM_RANKS) - 1
-
-
-@njit(cache=True)
-def _masks(row, start, out):
-    for s in range(NUM_SUITS):
-        m = 0
-        for r in range(NUM_RANKS):
-            if row[start + s * NUM_RANKS + r] > 0.5:
-                m |= 1 << r
-        out[s] = m
-
-
-@njit(cache=True)
-def _card_count(m):
-    """How many cards the four suit masks ``m`` hold."""
-    return POPCOUNT13[m[0]] + POPCOUNT13[m[1]] + POPCOUNT13[m[2]] + POPCOUNT13[m[3]]
-
-
-@njit(cache=True)
-def _dw(m):
-    return deadwood_one(m[0], m[1], m[2], m[3])
 
 
 @njit(cache=True)
@@ -194,51 +182,6 @@ def _expected_next(m, unseen):
     if n == 0:
         return float(dw0), 0.0
     return total / n, zeros / n
-
-
-@njit(cache=True)
-def _danger(s, r, known, thrown, passed, unseen, hidden):
-    """How likely the opponent can meld card (s, r): 1 when its known cards already do."""
-    b = 1 << r
-    k_same = 0
-    u_same = 0
-    for t in range(NUM_SUITS):
-        if t != s:
-            k_same += (known[t] >> r) & 1
-            u_same += (unseen[t] >> r) & 1
-    if k_same >= 2:
-        return 1.0
-    ks = known[s]
-    if ((ks >> 1) & (ks >> 2) & b) or ((ks << 1) & (ks >> 1) & b) or ((ks << 1) & (ks << 2) & b):
-        return 1.0
-    n_unseen = _card_count(unseen)
-    if n_unseen == 0 or hidden <= 0:
-        return 0.0
-    q = min(1.0, hidden / n_unseen)  # chance a given unseen card is in the opponent's hand
-    # set: two more of the rank among known + hidden cards
-    if k_same == 1:
-        p_set = 1 - (1 - q) ** u_same
-    else:
-        p_set = 0.0 if u_same < 2 else (u_same * (u_same - 1) / 2) * q * q
-    # runs through this card: (r-2, r-1), (r-1, r+1), (r+1, r+2) in suit s
-    p_run = 0.0
-    for lo in (-2, -1, 1):
-        a, c = r + lo, r + lo + 1
-        if lo == -1:
-            a, c = r - 1, r + 1
-        if a < 0 or c > NUM_RANKS - 1:
-            continue
-        pa = 1.0 if (ks >> a) & 1 else (q if (unseen[s] >> a) & 1 else 0.0)
-        pc = 1.0 if (ks >> c) & 1 else (q if (unseen[s] >> c) & 1 else 0.0)
-        p_run += pa * pc
-    p = min(1.0, p_set + p_run)
-    # cards the opponent threw or declined next to this one make it less likely to want it
-    near = 0
-    for t in range(NUM_SUITS):
-        near += ((thrown[t] | passed[t]) >> r) & 1
-    near += ((thrown[s] | passed[s]) >> max(r - 1, 0)) & 1 if r > 0 else 0
-    near += ((thrown[s] | passed[s]) >> (r + 1)) & 1 if r < NUM_RANKS - 1 else 0
-    return p * (0.5 ** near)
 
 
 #: preference of an action the expert never wants (illegal ones get -inf)
@@ -366,7 +309,7 @@ def expert_preferences(observations: np.ndarray, action_masks: np.ndarray,
         raise ValueError(f"row(s) {idle[:5].tolist()} of the batch have no legal action (a finished game?): "
                          f"the expert decides only where some action is legal")
     pref = np.empty(mask.shape, np.float32)
-    p = (params or ExpertParams()).as_array()
+    p = kernel_array(params or ExpertParams(), KERNEL_ORDER)
     if len(obs) <= _CHUNK:  # one chunk: no threads to start
         _pref_rows(obs, mask, p, pref, 0, len(obs))
     else:
@@ -374,18 +317,7 @@ def expert_preferences(observations: np.ndarray, action_masks: np.ndarray,
     return pref
 
 
-class ExpertGinAgent(Agent):
+class ExpertGinAgent(PreferenceAgent):
     name = "expert"
     game = "gin"
-
-    def __init__(self, game: str = "gin", seed: int | None = None, params: ExpertParams | None = None):
-        if game != "gin":
-            raise ValueError("ExpertGinAgent plays 'gin'; use the Rummy expert for 'rummy'")
-        self.params = params or ExpertParams()
-
-    def preferences(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """``(B, NUM_ACTIONS)``: how much the expert likes each action (it plays the argmax)."""
-        return expert_preferences(observations, action_masks, self.params)
-
-    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return expert_preferences(observations, action_masks, self.params).argmax(1)
+    preference = staticmethod(expert_preferences)

@@ -44,10 +44,6 @@ class SimpleGinAgent(Agent):
     name = "simple"
     game = "gin"
 
-    def __init__(self, game: str = "gin", seed: int | None = None):
-        if game != "gin":
-            raise ValueError("SimpleGinAgent plays 'gin'; use the Rummy simple agent for 'rummy'")
-
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs = np.asarray(observations)
         mask = np.asarray(action_masks, dtype=bool)

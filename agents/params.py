@@ -58,3 +58,13 @@ def parse_fields(cls, text: str, signed: tuple[str, ...] = (), integers: dict | 
                              + ("" if key in signed else " >= 0"))
         out[key] = number
     return cls(**out)
+
+
+def kernel_array(params, order: tuple[str, ...]) -> np.ndarray:
+    """``params`` (a parameter dataclass) as the float64 array a compiled kernel reads, its
+    values placed by *name* in ``order``, the kernel's own order: reordering the dataclass's
+    fields never swaps the weights the kernel sees."""
+    names = {f.name for f in fields(params)}
+    if names != set(order):
+        raise ValueError(f"{type(params).__name__} has fields {sorted(names)}; the kernel reads {sorted(order)}")
+    return np.array([getattr(params, name) for name in order], np.float64)

@@ -44,6 +44,7 @@ import argparse
 import secrets
 import sys
 
+from rummyrl import games
 from rummyrl.envs.options import parse_key_values
 
 from .play_gin import GinSession
@@ -123,7 +124,7 @@ def can_encode(stream, text: str) -> bool:
 def main(argv=None, inp=None, out=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m rummyrl.agents.play", description="Play against a rummyrl agent.",
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
+    ap.add_argument("--game", default="gin", choices=games.names())
     ap.add_argument("--opponent", default="expert",
                     help="an agent name (random, simple, expert, planner: Rummy only, search, pretrained) or a checkpoint path (default expert)")
     ap.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
@@ -140,8 +141,6 @@ def main(argv=None, inp=None, out=None) -> int:
         options = parse_key_values(args.option)
         if args.target is not None:
             options["target"] = args.target
-        if args.game == "gin" and args.players not in (None, 2):
-            raise ValueError(f"--players: Gin Rummy is played by 2 players, not {args.players}")
         symbols = not args.ascii and can_encode(out, "♠♥♦♣─·→…")
         session = make_session(args.game, args.opponent, seat=args.seat, players=args.players, seed=seed,
                                options=options, symbols=symbols)
@@ -151,7 +150,7 @@ def main(argv=None, inp=None, out=None) -> int:
         return 2
     cfg = session.state.config
     others = len(session.names) - 1
-    out.write(f"{'Gin Rummy' if args.game == 'gin' else 'Rummy'} to {cfg.target} against "
+    out.write(f"{games.get(args.game).title} to {cfg.target} against "
               f"{opponent_label(args.opponent)}{f' (x{others})' if others > 1 else ''}; you are seat {args.seat}. "
               f"Seed {seed} (replay with --seed {seed}). Type ? for your legal moves, q to quit.\n")
     try:

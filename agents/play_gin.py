@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummyrl import gin
+from rummyrl import games, gin
 from rummyrl import melds as M
 from rummyrl.cards import card_str
 from rummyrl.envs import render
@@ -20,6 +20,7 @@ from .play_session import Move, Refused, Session, plural
 
 class GinSession(Session):
     engine = gin
+    game = games.get("gin")
     commands_help = "d draw · t take · p pass · x <card> discard · k <card> knock"
 
     def _opp(self) -> int:

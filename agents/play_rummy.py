@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rummyrl import melds as M
-from rummyrl import rummy
+from rummyrl import games, rummy
 from rummyrl.cards import NUM_CARDS, VALUE, card_str, parse_card, sort_key
 
 from .play_session import Move, Refused, Session, plural
@@ -22,7 +22,7 @@ _MELD_INDEX = {frozenset(m): i for i, m in enumerate(M.MELDS)}
 
 class RummySession(Session):
     engine = rummy
-    ended_field = "round_ended"
+    game = games.get("rummy")
     commands_help = "d draw · t take · m <cards> meld · l <card> <meld> lay off · x <card> discard"
 
     def _score_line(self) -> str:

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from rummyrl import gin, rummy
+from rummyrl import games
 from rummyrl import melds as M
 from rummyrl.cards import card_str, parse_card, sort_key
 
-from . import load_agent
+from .loading import load_agent
 from .base import Agent, tell_rules
 
 RULE = "─"
@@ -53,7 +53,7 @@ class Session:
     """One game (batch of one) of an engine, a human seat and the agents of the others."""
 
     engine = None
-    ended_field = "hand_ended"
+    game = None  #: the game's registry entry
     commands_help = ""
 
     def __init__(self, state, agent: Agent, names: list[str], human: int, symbols: bool = True):
@@ -77,7 +77,7 @@ class Session:
     @property
     def deal_ended(self) -> bool:
         """Whether the last move ended a hand (Gin) or a round (Rummy)."""
-        return bool(getattr(self.state, self.ended_field)[0])
+        return bool(self.game.deal_ended(self.state)[0])
 
     def agent_action(self) -> int:
         """The agent's action for the seat to move."""
@@ -235,18 +235,9 @@ def make_session(game: str, opponent: str | Agent = "simple", seat: int = 0, pla
     """A game to play: the engine state (one game, dealt from ``seed`` or from explicit
     ``decks`` / ``dealers`` as the engine's ``init`` takes them), the opponent agent and the
     seat names. Raises ``ValueError`` naming a bad argument."""
-    options = dict(options or {})
-    if game == "gin":
-        if players not in (None, 2):
-            raise ValueError(f"Gin Rummy is played by 2 players, not {players}")
-        config = gin.GinConfig.from_dict({"episode": "game", **options})
-        P, eng = gin.NUM_PLAYERS, gin
-    elif game == "rummy":
-        P = 4 if players is None else players
-        config = rummy.RummyConfig.from_dict({"episode": "game", **options, "num_players": P})
-        eng = rummy
-    else:
-        raise ValueError(f"unknown game {game!r}; choose 'gin' or 'rummy'")
+    g = games.get(game)
+    P = g.check_players(players)
+    config = g.make_config({"episode": "game", **(options or {})}, players=P)
     if not 0 <= seat < P:
         raise ValueError(f"--seat must be in 0..{P - 1} for {P} players, got {seat}")
     agent = load_agent(opponent, game=game, seed=seed)
@@ -258,11 +249,7 @@ def make_session(game: str, opponent: str | Agent = "simple", seat: int = 0, pla
     else:
         names = [f"{label}-{q}" for q in range(P)]
     names[seat] = "you"
-    state = eng.init(1, seed=seed, config=config, decks=decks, dealers=dealers)
-    # imported here: each game's session module builds on this one
-    if game == "gin":
-        from .play_gin import GinSession as cls
-    else:
-        from .play_rummy import RummySession as cls
-    return cls(state, agent, names, seat, symbols=symbols)
+    state = g.engine.init(1, seed=seed, config=config, decks=decks, dealers=dealers)
+    # the game's session class (Game.session) builds on this module, so it is found by name
+    return games.load(g.session)(state, agent, names, seat, symbols=symbols)
 

@@ -34,7 +34,7 @@ scores every action (the expert plays the argmax) and serves trained agents as a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -43,9 +43,12 @@ from rummyrl import rummy
 from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE
 from rummyrl.melds import MELDS, NUM_MELDS
 
-from .base import Agent
-from .gin_expert import _card_count, _danger, _dw, _masks
-from .params import parse_fields
+from .base import PreferenceAgent
+from .card_kernels import card_count as _card_count
+from .card_kernels import danger as _danger
+from .card_kernels import deadwood as _dw
+from .card_kernels import suit_masks as _masks
+from .params import kernel_array, parse_fields
 from .rummy_simple import would_meld
 
 _L = rummy.OBS_LAYOUT
@@ -87,7 +90,12 @@ class RummyExpertParams:
     """See ``w_danger_close``; 0, the baseline: never."""
 
     def as_array(self) -> np.ndarray:
-        return np.array([getattr(self, f.name) for f in fields(self)], np.float64)
+        """The values in the order the kernel reads them (:data:`KERNEL_ORDER`)."""
+        return kernel_array(self, KERNEL_ORDER)
+
+
+#: the order in which :func:`_pref_kernel` reads the parameters from its array
+KERNEL_ORDER = ("w_danger", "w_outs", "swap_margin", "fit_outs", "hold_outs", "w_danger_close", "close_cards")
 
 
 def parse_params(text: str) -> RummyExpertParams:
@@ -262,22 +270,11 @@ def expert_preferences(observations: np.ndarray, action_masks: np.ndarray,
     obs = np.ascontiguousarray(observations, dtype=np.float32)
     mask = np.ascontiguousarray(action_masks, dtype=bool)
     pref = np.empty(mask.shape, np.float32)
-    _pref_kernel(obs, mask, _MELD_MASKS, (params or RummyExpertParams()).as_array(), pref)
+    _pref_kernel(obs, mask, _MELD_MASKS, kernel_array(params or RummyExpertParams(), KERNEL_ORDER), pref)
     return pref
 
 
-class ExpertRummyAgent(Agent):
+class ExpertRummyAgent(PreferenceAgent):
     name = "expert"
     game = "rummy"
-
-    def __init__(self, game: str = "rummy", seed: int | None = None, params: RummyExpertParams | None = None):
-        if game != "rummy":
-            raise ValueError("ExpertRummyAgent plays 'rummy'; use the Gin Rummy expert for 'gin'")
-        self.params = params or RummyExpertParams()
-
-    def preferences(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """``(B, NUM_ACTIONS)``: how much the expert likes each action (it plays the argmax)."""
-        return expert_preferences(observations, action_masks, self.params)
-
-    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return expert_preferences(observations, action_masks, self.params).argmax(1)
+    preference = staticmethod(expert_preferences)

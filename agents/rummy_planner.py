@@ -6,7 +6,7 @@ drawing shifts them by one for every player. This agent plays the ``expert`` eve
 except at those draws, where it races the players along both sequences on public
 information (:mod:`rummyrl.rummy_outlook`) and takes the choice whose race ends better.
 It is the argmax of the ``expert_plan`` network features
-(:func:`rummyrl.agents.neural.planned_expert_prior`), so an untrained network with those
+(:func:`planned_preferences`), so an untrained network with those
 features and a zero head plays exactly like it. Against three ``simple`` it won 39.1%
 [37.6, 40.6] of 4,000 four-player games where the expert won 34.8% [33.3, 36.3] (``evaluate.py
 --game rummy planner expert simple --games 4000 --seed 1000``; README, "Rummy: the known
@@ -29,27 +29,52 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Agent
+from rummyrl import rummy
+from rummyrl.engine_features import ILLEGAL
+from rummyrl.rummy_outlook import known_stock_outlook, plan_preference
+
+from .base import PreferenceAgent
+from .rummy_expert import expert_preferences
+
+_STOCK_PASSES = rummy.OBS_LAYOUT["stock_passes"].start
+_STOCK_SIZE = rummy.OBS_LAYOUT["stock_size"].start
+_SEATS = rummy.OBS_LAYOUT["seat_present"]
 
 
-class PlannerRummyAgent(Agent):
+def stock_rows(observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    """``(B,)`` bool: which positions are draws, with the stock and the top discard both
+    open, at which the stock's next card is known: the pile was turned over this round
+    (R-7: its order is public, the earliest discard on top), or the stock is empty and a
+    draw would turn the pile over now."""
+    obs, masks = np.asarray(observations), np.asarray(action_masks, bool)
+    turned = obs[:, _STOCK_PASSES] > 0
+    empty = obs[:, _STOCK_SIZE] == 0
+    return masks[:, rummy.DRAW_STOCK] & masks[:, rummy.TAKE_DISCARD] & (turned | empty)
+
+
+def planned_preferences(observations: np.ndarray, action_masks: np.ndarray, params=None) -> np.ndarray:
+    """The expert's preference, ``(B, A)`` float32, illegal actions at ``ILLEGAL``, with the
+    known-stock draws scored by the race along the known stock instead
+    (:mod:`rummyrl.rummy_outlook`): where drawing and taking the top discard end the race
+    differently (the player out first, nobody, an opponent) or at different times, drawing
+    reads 0 and taking :func:`~rummyrl.rummy_outlook.plan_preference` (+-5 to +-12);
+    elsewhere the expert's preference stands. ``params``: the expert's
+    ``RummyExpertParams`` (default: the baseline's)."""
+    obs = np.asarray(observations)
+    masks = np.asarray(action_masks, bool)
+    pref = expert_preferences(obs, masks, params)
+    np.maximum(pref, ILLEGAL, out=pref)
+    rows = np.flatnonzero(stock_rows(obs, masks))
+    if rows.size:
+        players = int(round(obs[rows[0], _SEATS].sum()))
+        plan = plan_preference(known_stock_outlook(obs, rows, players))
+        decided = plan != 0
+        pref[rows[decided], rummy.DRAW_STOCK] = 0.0
+        pref[rows[decided], rummy.TAKE_DISCARD] = plan[decided]
+    return pref
+
+
+class PlannerRummyAgent(PreferenceAgent):
     name = "planner"
     game = "rummy"
-
-    def __init__(self, game: str = "rummy", seed: int | None = None, num_players: int | None = None,
-                 params=None):
-        if game != "rummy":
-            raise ValueError(f"the planner plays 'rummy' only (Gin has no turned-over stock), not {game!r}; "
-                             f"use 'expert' for gin")
-        self.num_players = num_players
-        self.params = params
-
-    def preferences(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """``(B, NUM_ACTIONS)``: the expert's preference with the known-stock draws planned."""
-        from .neural import planned_expert_prior
-
-        return planned_expert_prior("rummy", observations, np.asarray(action_masks, bool), self.num_players,
-                                    self.params)
-
-    def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return self.preferences(observations, action_masks).argmax(1)
+    preference = staticmethod(planned_preferences)

@@ -103,10 +103,6 @@ class SimpleRummyAgent(Agent):
     name = "simple"
     game = "rummy"
 
-    def __init__(self, game: str = "rummy", seed: int | None = None):
-        if game != "rummy":
-            raise ValueError("SimpleRummyAgent plays 'rummy'; use the Gin Rummy simple agent for 'gin'")
-
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs = np.ascontiguousarray(observations, dtype=np.float32)
         mask = np.ascontiguousarray(action_masks, dtype=bool)

@@ -58,7 +58,7 @@ from :mod:`rummyrl.rummy_beliefs` (options ``beta`` and ``oversample``), a rollo
 worth the round's points to the searching player (minus them when another player goes
 out) plus ``win_value`` when it goes out itself, and ``horizon`` defaults to 400 actions.
 Its defaults differ where that measured better against three experts (the same 400
-rounds per setting, README "Search"): ``belief=uniform`` (29.2% of rounds won, against
+rounds per setting, docs/research): ``belief=uniform`` (29.2% of rounds won, against
 25.8% with the weighted beliefs), ``win_value=100`` (going out is what wins the round:
 +1.6 and +2.4 points on the same rounds, within the noise) and ``worlds=64`` (less noise
 per decision); together they won 30.6% [27.8, 33.5] of 1,000 fresh rounds.
@@ -66,78 +66,29 @@ per decision); together they won 30.6% [27.8, 33.5] of 1,000 fresh rounds.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
-from rummyrl import gin
-from rummyrl import gin_beliefs as beliefs  # noqa: F401 (the Gin defaults)
+from rummyrl import games
 
 from .base import Agent, check_game
+from .loading import load_agent
 from .params import split_items
 
-#: option -> (type, default), shared by both games; "rollout" and "belief" are text
-COMMON_OPTIONS = {
-    "worlds": (int, 32),
-    "topk": (int, 3),
-    "rollout": (str, "expert"),
-    "opponent": (str, ""),
-    "belief": (str, "weighted"),
-    "z": (float, 1.0),
-}
+
+def rollout_value(state, opts: dict) -> np.ndarray:
+    """Each finished rollout's value for seat 0, the searching player: the points of the
+    hand (round) it won, minus those of one it lost, ``game_value`` more (or less) when the
+    hand ends the game, and ``win_value`` (Rummy's option; 0 elsewhere) more when it went out."""
+    w = state.last_winner
+    sign = np.where(w == 0, 1.0, np.where(w > 0, -1.0, 0.0))
+    target = state.config.target
+    others = np.delete(state.scores, 0, axis=1).max(1)
+    game = (state.scores[:, 0] >= target).astype(float) - (others >= target)
+    return sign * state.last_points + opts["game_value"] * game + opts.get("win_value", 0.0) * (w == 0)
 
 
-class _Game:
-    """What search needs of one game: its engine, its beliefs and the value of a result."""
-
-    def __init__(self, name, engine, config_type, beliefs, options, belief_keys):
-        self.name, self.engine, self.config_type, self.beliefs = name, engine, config_type, beliefs
-        self.options = {**COMMON_OPTIONS, **options}
-        self.belief_keys = belief_keys
-
-    def worlds(self, obs, n, rng, config, opts):
-        kw = {k: opts[k] for k in self.belief_keys}
-        return self.beliefs.sample_worlds(obs, n, rng, config, model=opts["belief"], **kw)
-
-    def value(self, state, opts: dict) -> np.ndarray:
-        """Each finished rollout's value for seat 0, the searching player: the points of
-        the hand (round) it won, minus those of one it lost, ``game_value`` more (or less)
-        when the hand ends the game, and (Rummy) ``win_value`` more when it went out."""
-        w = state.last_winner
-        sign = np.where(w == 0, 1.0, np.where(w > 0, -1.0, 0.0))
-        target = state.config.target
-        others = np.delete(state.scores, 0, axis=1).max(1)
-        game = (state.scores[:, 0] >= target).astype(float) - (others >= target)
-        return sign * state.last_points + opts["game_value"] * game + opts.get("win_value", 0.0) * (w == 0)
-
-
-def _games():
-    from rummyrl import rummy, rummy_beliefs
-
-    gin_game = _Game("gin", gin, gin.GinConfig, beliefs, {
-        "beta": (float, beliefs.DEFAULT_BETA),
-        "gamma": (float, beliefs.DEFAULT_GAMMA),
-        "steps": (int, beliefs.DEFAULT_STEPS),
-        "knock": (float, -1.0),
-        "game_value": (float, 100.0),
-        "horizon": (int, 100),
-    }, ("beta", "gamma", "steps", "knock"))
-    rummy_game = _Game("rummy", rummy, rummy.RummyConfig, rummy_beliefs, {
-        # chosen against three experts (400 rounds per setting, README "Search"): uniform
-        # worlds, more of them and a bonus for going out did better than the Gin defaults
-        "worlds": (int, 64),
-        "belief": (str, "uniform"),
-        "win_value": (float, 100.0),
-        "beta": (float, rummy_beliefs.DEFAULT_BETA),
-        "oversample": (int, 4),
-        "game_value": (float, 100.0),
-        "horizon": (int, 400),
-    }, ("beta", "oversample"))
-    return {"gin": gin_game, "rummy": rummy_game}
-
-
-#: every option of either game, for parsing spec strings
-OPTIONS = {**COMMON_OPTIONS, "beta": (float, 0.0), "gamma": (float, 0.0), "steps": (int, 0), "knock": (float, 0.0),
+#: every option of any game, for parsing spec strings
+OPTIONS = {**games.SEARCH_DEFAULTS, "beta": (float, 0.0), "gamma": (float, 0.0), "steps": (int, 0), "knock": (float, 0.0),
            "oversample": (int, 0), "game_value": (float, 0.0), "win_value": (float, 0.0), "horizon": (int, 0)}
 
 
@@ -171,13 +122,13 @@ class SearchAgent(Agent):
     name = "search"
 
     def __init__(self, game: str = "gin", seed: int | None = None, config=None, **options):
-        check_game(game)
-        self.game = game
-        self.g = _games()[game]
-        unknown = sorted(set(options) - set(self.g.options))
+        self.game = check_game(game)
+        self.g = games.get(game)
+        known = {**games.SEARCH_DEFAULTS, **self.g.search_defaults}
+        unknown = sorted(set(options) - set(known))
         if unknown:
-            raise ValueError(f"unknown search option(s) {unknown} for {game}; options: {', '.join(self.g.options)}")
-        opts = {k: v for k, (_, v) in self.g.options.items()} | options
+            raise ValueError(f"unknown search option(s) {unknown} for {game}; options: {', '.join(known)}")
+        opts = {k: v for k, (_, v) in known.items()} | options
         if opts["horizon"] < 1:
             raise ValueError(f"search option horizon must be >= 1, got {opts['horizon']}")
         if opts["worlds"] < 1:
@@ -195,8 +146,6 @@ class SearchAgent(Agent):
         for key in ("rollout", "opponent"):
             if opts[key].partition(":")[0] == "search":
                 raise ValueError(f"the {key} policy of search cannot be search itself")
-        from . import load_agent
-
         self.options = opts
         self.rollout = load_agent(opts["rollout"], game=game, seed=seed)
         self.opponent = load_agent(opts["opponent"], game=game, seed=seed) if opts["opponent"] else self.rollout
@@ -206,8 +155,8 @@ class SearchAgent(Agent):
     def set_rules(self, config) -> None:
         """Deal the worlds and play the rollouts by ``config``, the rules of the games it is
         in (tournaments, environments and training call this)."""
-        if not isinstance(config, self.g.config_type):
-            raise ValueError(f"search for {self.game!r} plays by a {self.g.config_type.__name__}, got {config!r}")
+        if not isinstance(config, self.g.config_cls):
+            raise ValueError(f"search for {self.game!r} plays by a {self.g.config_cls.__name__}, got {config!r}")
         self.config = config
 
     def reset(self, seed: int | None = None) -> None:
@@ -220,6 +169,13 @@ class SearchAgent(Agent):
         return f"SearchAgent(game={self.game!r}, " + ", ".join(f"{k}={v!r}" for k, v in self.options.items()) + ")"
 
     # ----------------------------------------------------------------------------------
+    def worlds(self, observations: np.ndarray, n: int, rng: np.random.Generator):
+        """``n`` full states consistent with each observation, dealt by the rules search
+        was told (the game's belief sampler, ``Game.beliefs``, with this search's options)."""
+        opts = self.options
+        return self.g.beliefs.sample_worlds(observations, n, rng, self.config, model=opts["belief"],
+                                            **{k: opts[k] for k in self.g.belief_options})
+
     def candidates(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """``(B, k)`` candidate actions per game, the rollout policy's first choice first;
         -1 pads games with fewer legal actions."""
@@ -244,7 +200,7 @@ class SearchAgent(Agent):
         cand = self.candidates(obs, masks) if cand is None else cand
         B, k = cand.shape
         n = self.options["worlds"]
-        worlds = self.g.worlds(obs, n, self.rng, self.config, self.options)
+        worlds = self.worlds(obs, n, self.rng)
         # rollout (game b, world j, candidate i) is entry (b * n + j) * k + i
         first = np.repeat(cand, n, axis=0).reshape(-1)
         valid = first >= 0
@@ -264,7 +220,7 @@ class SearchAgent(Agent):
         for step in range(self.options["horizon"] + 1):
             done = state.game_over
             if done.any():  # score finished rollouts and drop them from the batch
-                values[idx[done]] = self.g.value(state.take(done), self.options)
+                values[idx[done]] = rollout_value(state.take(done), self.options)
                 if done.all():
                     break
                 state, idx = state.take(~done), idx[~done]

@@ -3,7 +3,7 @@
 A tool for finding where a strong agent's edge lies before distilling it: put search at
 the draw only and the expert everywhere else (and the other way round), play the same
 deals, and compare (``scripts/search_where.py``). In Rummy, search's draw decisions alone
-carried most of its edge (README, "Expert iteration").
+carried most of its edge (docs/research).
 
 A *draw decision* is a position whose mask allows a draw action: drawing from the stock,
 taking the top discard, or (Gin) passing the upcard. The engines allow these only at the
@@ -15,15 +15,15 @@ and the top discard open, at which the player knows the card the stock would giv
 was turned over this round (R-7: its order is public, the earliest discard on top), or the
 stock is empty and a draw would turn the pile over now. Rummy search's draw edge is mostly
 there: at those draws alone, search beside the expert won 41.4% of 1,000 games against
-three ``simple`` where the expert won 32.9% of the same deals (README, "Expert iteration").
+three ``simple`` where the expert won 32.9% of the same deals (docs/research).
 
 A *play decision* (``phase="play"``) is every position that is not a draw decision: the
 rest of the turn. Against three experts, Rummy search's remaining edge over the planner is
-there (README, "Rummy: taking less from the pile").
+there (docs/research).
 
 A *knock decision* (Gin only) is a position whose mask allows a knock or big gin: the
 player may end the hand, or discard and play on. In Gin, search's edge over the expert
-lies in the rest of the turn, not in the draw (README, "Expert iteration"); the knock
+lies in the rest of the turn, not in the draw (docs/research); the knock
 split says how much of it is the choice to end the hand.
 """
 
@@ -31,70 +31,52 @@ from __future__ import annotations
 
 import numpy as np
 
+from rummyrl import games
+
 from .base import Agent
 
 
-def draw_actions(game: str) -> tuple[int, ...]:
-    """The action ids of the draw decision in ``game``."""
-    if game == "gin":
-        from rummyrl import gin
-
-        return gin.DRAW_STOCK, gin.TAKE_DISCARD, gin.PASS
-    if game == "rummy":
-        from rummyrl import rummy
-
-        return rummy.DRAW_STOCK, rummy.TAKE_DISCARD
-    raise ValueError(f"unknown game {game!r}; choose one of ['gin', 'rummy']")
-
-
-def draw_rows(game: str, action_masks: np.ndarray) -> np.ndarray:
+def draw_rows(game, action_masks: np.ndarray) -> np.ndarray:
     """``(B,)`` bool: which positions are draw decisions."""
-    return np.asarray(action_masks, bool)[:, list(draw_actions(game))].any(1)
+    return np.asarray(action_masks, bool)[:, list(games.get(game).draw_actions)].any(1)
 
 
-def knock_rows(game: str, action_masks: np.ndarray) -> np.ndarray:
+def knock_rows(game, action_masks: np.ndarray) -> np.ndarray:
     """``(B,)`` bool: which positions (Gin only) allow ending the hand by a knock or gin."""
     check_phase("knock", game)
-    from rummyrl import gin
-
-    return np.asarray(action_masks, bool)[:, gin.KNOCK:].any(1)
+    return np.asarray(action_masks, bool)[:, games.get(game).end_actions].any(1)
 
 
-def stock_rows(game: str, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+def stock_rows(game, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
     """``(B,)`` bool: which positions (Rummy only) are draws, with the stock and the top
     discard both open, at which the stock's next card is known (see the module docstring)."""
     check_phase("stock", game)
-    from rummyrl import rummy
-
-    obs, masks = np.asarray(observations), np.asarray(action_masks, bool)
-    turned = obs[:, rummy.OBS_LAYOUT["stock_passes"].start] > 0
-    empty = obs[:, rummy.OBS_LAYOUT["stock_size"].start] == 0
-    return masks[:, rummy.DRAW_STOCK] & masks[:, rummy.TAKE_DISCARD] & (turned | empty)
+    return games.load(games.get(game).stock_rows)(observations, action_masks)
 
 
-#: the kinds of decision a PhaseSplitAgent can hand to its first agent: the one game each
-#: exists in (None: both) and its rows, ``(game, observations, action_masks) -> (B,) bool``
+#: the kinds of decision a PhaseSplitAgent can hand to its first agent: what a game needs
+#: for it (None: every game has it) and its rows, ``(game, observations, action_masks) -> (B,) bool``
 PHASES = {
     "draw": (None, lambda game, observations, action_masks: draw_rows(game, action_masks)),
-    "knock": ("gin", lambda game, observations, action_masks: knock_rows(game, action_masks)),
-    "stock": ("rummy", stock_rows),
+    "knock": ("end_actions", lambda game, observations, action_masks: knock_rows(game, action_masks)),
+    "stock": ("stock_rows", stock_rows),
     "play": (None, lambda game, observations, action_masks: ~draw_rows(game, action_masks)),
 }
 
 
-def phase_rows(phase: str, game: str, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+def phase_rows(phase: str, game, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
     """``(B,)`` bool: which positions are ``phase`` decisions (:data:`PHASES`)."""
     return PHASES[phase][1](game, observations, action_masks)
 
 
-def check_phase(phase: str, game: str) -> None:
+def check_phase(phase: str, game) -> None:
     """Raise ValueError unless ``phase`` is one of :data:`PHASES` and exists in ``game``."""
     if phase not in PHASES:
         raise ValueError(f"unknown phase {phase!r}; choose one of {sorted(PHASES)}")
-    only = PHASES[phase][0]
-    if only is not None and game != only:
-        what = "knock decisions exist in Gin only" if phase == "knock" else "Gin has no turned-over stock"
-        raise ValueError(f"{phase} needs game {only} ({what}), not {game!r}; use phase='draw'")
+    g = games.get(game)
+    need = PHASES[phase][0]
+    if need is not None and not getattr(g, need):
+        raise ValueError(f"{phase} decisions do not exist in {g.title}; use phase='draw'")
 
 
 class PhaseSplitAgent(Agent):

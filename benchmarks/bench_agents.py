@@ -21,6 +21,8 @@ import time
 import numpy as np
 import torch
 
+from rummyrl import games
+
 
 def positions(game: str, batch: int, seed: int = 0):
     from rummyrl import gin, rummy
@@ -51,25 +53,26 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
+    ap.add_argument("--game", default="gin", choices=games.names())
     args = ap.parse_args(argv)
     from rummyrl.agents import load_agent
-    from rummyrl.agents.neural import NetConfig, NeuralAgent, PolicyNet, game_io
+    from rummyrl.agents.network import NetConfig, PolicyNet
+    from rummyrl.agents.neural import NeuralAgent
 
     torch.set_num_threads(1)
     obs, masks = positions(args.game, args.batch)
-    names = ("random", "simple", "expert") + (("planner",) if args.game == "rummy" else ()) + ("pretrained",)
+    names = ("random", *games.get(args.game).agents, "pretrained")
     agents = {name: load_agent(name, game=args.game, seed=0) for name in names}
     pre = agents["pretrained"].net.cfg
     if pre.expert_params:  # the tuned rule whose preference the shipped network reads
         rule = f"{'planner' if pre.features == 'expert_plan' else 'expert'}:{pre.expert_params}"
         agents[rule] = load_agent(rule, game=args.game, seed=0)
     plain = NetConfig(hidden=pre.hidden, layers=pre.layers, prior_scale=0.0,
-                      features="engine" if args.game == "gin" else "none")
-    agents["network (plain)"] = NeuralAgent(PolicyNet(game_io(args.game), plain))
-    if args.game == "rummy":  # the planner's race as the network's features (same width)
+                      features="engine" if games.get(args.game).engine_features else "none")
+    agents["network (plain)"] = NeuralAgent(PolicyNet(args.game, plain))
+    if "planner" in games.get(args.game).agents:  # the planner's race as the network's features
         planned = NetConfig(hidden=pre.hidden, layers=pre.layers, prior_scale=pre.prior_scale, features="expert_plan")
-        agents["network (expert_plan)"] = NeuralAgent(PolicyNet(game_io(args.game), planned))
+        agents["network (expert_plan)"] = NeuralAgent(PolicyNet(args.game, planned))
     agents["search"] = load_agent("search", game=args.game, seed=0)
     for a in agents.values():  # compile and warm up
         a.act(obs[:16], masks[:16])

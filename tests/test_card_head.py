@@ -10,8 +10,10 @@ import torch
 
 from rummyrl import gin, melds, rummy
 from rummyrl.agents import load_agent
-from rummyrl.agents.neural import (NetConfig, NeuralAgent, PolicyNet, action_features, card_actions, game_io,
-                                   load_checkpoint, build_net, save_weights)
+from rummyrl.agents.checkpoint import load_checkpoint, build_net, save_weights
+from rummyrl.agents.features import action_features
+from rummyrl.agents.network import NetConfig, PolicyNet, card_actions
+from rummyrl.agents.neural import NeuralAgent
 from rummyrl.cards import NUM_RANKS
 
 
@@ -48,9 +50,8 @@ def positions(game, n, seed, steps):
 @pytest.mark.parametrize("game", ["gin", "rummy"])
 def test_an_untrained_card_head_leaves_the_prior_and_a_trained_one_moves_the_take(game):
     obs, mask = positions(game, 32, 0, 5)
-    io = game_io(game)
     torch.manual_seed(0)
-    net = PolicyNet(io, NetConfig(hidden=32, layers=1, card_head=True, card_channels=8, prior_scale=2.0))
+    net = PolicyNet(game, NetConfig(hidden=32, layers=1, card_head=True, card_channels=8, prior_scale=2.0))
     prior = action_features("expert", game, obs, mask)
     t = [torch.from_numpy(x) for x in (obs, prior, mask)]
     with torch.no_grad():
@@ -88,7 +89,7 @@ def test_the_card_head_learns_a_card_rule_better_than_one_row_per_action():
 
     def fit(card_head):
         torch.manual_seed(0)
-        net = PolicyNet(game_io("gin"), NetConfig(hidden=64, layers=1, card_head=card_head, card_channels=16,
+        net = PolicyNet("gin", NetConfig(hidden=64, layers=1, card_head=card_head, card_channels=16,
                                                   prior_scale=0.0, features="none"))
         opt = torch.optim.Adam(net.parameters(), lr=3e-3)
         rows = train_mask[:, gin.DISCARD:gin.DISCARD + 52].any(1)
@@ -110,8 +111,7 @@ def test_the_card_head_learns_a_card_rule_better_than_one_row_per_action():
 
 
 def test_a_card_head_network_saves_and_loads(tmp_path):
-    io = game_io("rummy")
-    net = PolicyNet(io, NetConfig(hidden=16, layers=1, card_head=True, card_channels=8))
+    net = PolicyNet("rummy", NetConfig(hidden=16, layers=1, card_head=True, card_channels=8))
     torch.nn.init.normal_(net.cards.score.weight)
     path = save_weights(tmp_path / "c.pt", "rummy", 4, {"hidden": 16, "layers": 1, "card_head": True,
                                                         "card_channels": 8}, net.state_dict())

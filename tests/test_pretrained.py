@@ -16,8 +16,9 @@ import pytest
 
 from rummyrl import gin, rummy
 from rummyrl.agents import load_agent
-from rummyrl.agents.neural import (NetConfig, NeuralAgent, PolicyNet, game_io, load_checkpoint, pretrained_path,
-                                   save_weights)
+from rummyrl.agents.checkpoint import load_checkpoint, pretrained_path, save_weights
+from rummyrl.agents.network import NetConfig, PolicyNet
+from rummyrl.agents.neural import NeuralAgent
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,7 +71,7 @@ def test_export_keeps_only_the_pairings_of_the_network_it_ships(tmp_path):
     sys.path.insert(0, str(ROOT / "scripts"))
     import export_pretrained
 
-    net = PolicyNet(game_io("rummy", 4), NetConfig(hidden=8, layers=1))
+    net = PolicyNet("rummy", NetConfig(hidden=8, layers=1))
     ckpt = save_weights(tmp_path / "run" / "final.pt", "rummy", 4, dataclasses.asdict(net.cfg), net.state_dict())
     pairing = {"games": 8, "win_rate_a": 0.5}
     results = tmp_path / "results.json"

@@ -12,8 +12,11 @@ import torch
 
 from rummyrl import melds, rummy
 from rummyrl.agents import load_agent
-from rummyrl.agents.neural import (EXPERT_FEATURES, GameIO, NetConfig, NeuralAgent, PolicyNet, expert_prior, game_io,
-                                   planned_expert_prior, save_weights)
+from rummyrl.agents.checkpoint import save_weights
+from rummyrl.agents.features import EXPERT_FEATURES, check_features, expert_prior
+from rummyrl.agents.network import NetConfig, PolicyNet
+from rummyrl.agents.neural import NeuralAgent
+from rummyrl.agents.rummy_planner import planned_preferences
 from rummyrl.agents.split import stock_rows
 from rummyrl.cards import NUM_CARDS, RANK_VALUE, parse_cards
 from rummyrl.rummy_outlook import (ME, NEVER, NOBODY, OPPONENT, known_sequence, known_stock_outlook,
@@ -187,8 +190,8 @@ def test_a_scripted_position_has_its_exact_outlook_and_the_plan_takes():
     assert out.tolist() == [[NEVER, NOBODY, NEVER, 1, ME, 1]]
     assert plan_preference(out).tolist() == [10.0]
     # the expert draws here (2C makes no meld and is worth little); the plan takes it
-    assert expert_prior("rummy", obs, mask, P).argmax(1).tolist() == [rummy.DRAW_STOCK]
-    assert planned_expert_prior("rummy", obs, mask, P).argmax(1).tolist() == [rummy.TAKE_DISCARD]
+    assert expert_prior("rummy", obs, mask).argmax(1).tolist() == [rummy.DRAW_STOCK]
+    assert planned_preferences(obs, mask).argmax(1).tolist() == [rummy.TAKE_DISCARD]
     # with 3 players it is the draw that brings 7H (stock card 3) on the second turn; the
     # take brings 2C, then 4S (stock card 2): no meld
     assert known_stock_outlook(obs, np.array([0]), 3).tolist() == [[1, ME, 1, NEVER, NOBODY, NEVER]]
@@ -222,8 +225,8 @@ def test_the_plan_prefers_the_better_end_of_the_race_then_the_better_time():
 def test_expert_plan_changes_only_the_draws_at_a_known_stock():
     changed = kept = 0
     for _, obs, masks, rows in known_stock_positions(n=32, seed=3, turns=300):
-        plain = expert_prior("rummy", obs, masks, P)
-        planned = planned_expert_prior("rummy", obs, masks, P)
+        plain = expert_prior("rummy", obs, masks)
+        planned = planned_preferences(obs, masks)
         other = np.ones(masks.shape, bool)
         other[rows, rummy.DRAW_STOCK] = other[rows, rummy.TAKE_DISCARD] = False
         assert (planned[other] == plain[other]).all()
@@ -238,20 +241,19 @@ def test_expert_plan_changes_only_the_draws_at_a_known_stock():
 
 
 def test_an_untrained_expert_plan_network_plays_the_plan():
-    io = game_io("rummy", P)
-    net = PolicyNet(io, NetConfig(hidden=32, features="expert_plan", prior_scale=2.0))
+    net = PolicyNet("rummy", NetConfig(hidden=32, features="expert_plan", prior_scale=2.0))
     agent = NeuralAgent(net)
     obs, mask = scripted_position()
     assert agent.act(obs, mask).tolist() == [rummy.TAKE_DISCARD]
-    assert NeuralAgent(PolicyNet(io, NetConfig(hidden=32, prior_scale=2.0))).act(obs, mask).tolist() == [
+    assert NeuralAgent(PolicyNet("rummy", NetConfig(hidden=32, prior_scale=2.0))).act(obs, mask).tolist() == [
         rummy.DRAW_STOCK]
 
 
 def test_expert_plan_is_refused_for_gin_and_without_its_game():
-    with pytest.raises(ValueError, match="expert_plan' is built for rummy only"):
-        PolicyNet(game_io("gin"), NetConfig(features="expert_plan"))
-    with pytest.raises(ValueError, match="expert_plan' is built for rummy only"):
-        planned_expert_prior("gin", np.zeros((1, 10)), np.zeros((1, 10), bool))
+    with pytest.raises(ValueError, match="expert_plan' needs the 'planner' rule agent, which Gin Rummy has not"):
+        PolicyNet("gin", NetConfig(features="expert_plan"))
+    with pytest.raises(ValueError, match="expert_plan' needs the 'planner' rule agent, which Gin Rummy has not"):
+        check_features("expert_plan", "gin")
     with pytest.raises(ValueError, match="num_players must be at least 2"):
         known_stock_outlook(np.zeros((1, rummy.OBS_DIM), np.float32), np.array([0]), 1)
     with pytest.raises(ValueError, match="rows must index the 1 observations"):
@@ -292,9 +294,9 @@ def test_training_with_expert_plan_keeps_the_expert_opponents_the_expert(tmp_pat
     obs = np.concatenate([o for o, _, _ in seen])
     masks = np.concatenate([m for _, m, _ in seen])
     prior = np.concatenate([p for _, _, p in seen])
-    planned = planned_expert_prior("rummy", obs, masks, P)
+    planned = planned_preferences(obs, masks)
     assert (planned != prior).any(1).sum() >= 5  # positions where the learner's features differ
-    assert np.array_equal(prior, expert_prior("rummy", obs, masks, P))
+    assert np.array_equal(prior, expert_prior("rummy", obs, masks))
 
 
 def test_the_planner_agent_plays_the_plan_and_refuses_gin():
@@ -302,8 +304,8 @@ def test_the_planner_agent_plays_the_plan_and_refuses_gin():
     obs, mask = scripted_position()
     assert planner.act(obs, mask).tolist() == [rummy.TAKE_DISCARD]
     for _, o, m, rows in known_stock_positions(n=16, seed=4, turns=120):
-        assert (planner.act(o, m) == planned_expert_prior("rummy", o, m, P).argmax(1)).all()
-    with pytest.raises(ValueError, match="planner plays 'rummy' only"):
+        assert (planner.act(o, m) == planned_preferences(o, m).argmax(1)).all()
+    with pytest.raises(ValueError, match=r"Gin Rummy has no 'planner' agent; its rule agents: \['expert', 'simple'\]"):
         load_agent("planner", game="gin")
 
 
@@ -350,8 +352,7 @@ def test_a_network_with_expert_params_plays_the_tuned_rule_and_keeps_them_in_its
     from rummyrl import gin
 
     eng, players = (rummy, P) if game == "rummy" else (gin, 2)
-    io = game_io(game, players)
-    tuned = PolicyNet(io, NetConfig(hidden=16, features=features, prior_scale=4.0, expert_params=params))
+    tuned = PolicyNet(game, NetConfig(hidden=16, features=features, prior_scale=4.0, expert_params=params))
     path = tmp_path / "tuned.pt"
     save_weights(path, game, players, dataclasses.asdict(tuned.cfg), tuned.state_dict())
     loaded = load_agent(str(path), game=game)
@@ -380,7 +381,7 @@ def test_a_network_with_expert_params_plays_the_tuned_rule_and_keeps_them_in_its
 ])
 def test_bad_expert_params_are_refused_by_the_network_and_the_config(game, features, params, message):
     with pytest.raises(ValueError, match=message):
-        PolicyNet(game_io(game, 2 if game == "gin" else P),
+        PolicyNet(game,
                   NetConfig(features=features, prior_scale=1.0 if features in EXPERT_FEATURES else 0.0,
                             expert_params=params))
     from rummyrl.training.config import ConfigError, load_config
@@ -406,14 +407,14 @@ def test_the_expert_and_the_plan_read_hand_sizes_against_the_deal_they_were_deal
         as_seven = obs.copy()
         as_seven[:, sizes] *= 10 / 7
         assert (rummy.deal_sizes(as_seven)[live] == 7).all()
-        assert np.array_equal(planned_expert_prior("rummy", obs, mask, P),
-                              planned_expert_prior("rummy", as_seven, mask, P))
+        assert np.array_equal(planned_preferences(obs, mask),
+                              planned_preferences(as_seven, mask))
         rows = np.flatnonzero(stock_rows("rummy", obs, mask))
         if rows.size:
             assert np.array_equal(known_stock_outlook(obs, rows, P), known_stock_outlook(obs, rows, P, hand_size=10))
             races += rows.size
         seen += int(live.sum())
-        a = planned_expert_prior("rummy", obs, mask, P).argmax(1)
+        a = planned_preferences(obs, mask).argmax(1)
         st = rummy.step(st, a)
         rummy.reset_done(st)
     assert seen > 5000 and races > 50

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rummyrl import gin
+from rummyrl import gin, tournament
 from rummyrl.agents import load_agent
-from rummyrl.agents.search import SearchAgent
+from rummyrl.agents.search import SearchAgent, rollout_value
 
 FAST = "search:worlds=4,topk=2"
 
@@ -97,17 +97,17 @@ def test_tournaments_environments_and_play_give_search_the_rules_of_their_games(
     import gymnasium
 
     from rummyrl import envs  # noqa: F401 (registers the ids)
-    from rummyrl import evaluate, rummy
+    from rummyrl import rummy
 
     def world_rules(agent, game, config):
         state = game.init(2, seed=0, config=config)
-        return agent.g.worlds(game.observe(state), 2, np.random.default_rng(0), agent.config, agent.options).state.config
+        return agent.worlds(game.observe(state), 2, np.random.default_rng(0)).state.config
 
     agent = load_agent(FAST, game="gin", seed=0)
     assert world_rules(agent, gin, gin.GinConfig(knock_limit=5)).knock_limit == 10  # nobody told it
-    spec = evaluate.game_spec("gin", "hand", None, {"knock_limit": 5})
-    evaluate.play_pairing(agent, load_agent("random", game="gin"), spec, 2, seed=0)
-    assert world_rules(agent, gin, spec.config).knock_limit == 5
+    spec = tournament.match_config("gin", "hand", None, {"knock_limit": 5})
+    tournament.play_pairing(agent, load_agent("random", game="gin"), spec, 2, seed=0)
+    assert world_rules(agent, gin, spec).knock_limit == 5
     other = load_agent(FAST, game="gin", seed=0)
     gymnasium.make("rummyrl/GinRummy-v0", opponent=other, episode="hand", knock_limit=7)
     assert world_rules(other, gin, other.config).knock_limit == 7
@@ -148,10 +148,10 @@ def test_search_is_a_pettingzoo_policy_and_a_gymnasium_opponent():
 def test_evaluate_plays_search_in_hands_against_random():
     """Through evaluate's pairing (all games batched): search, even with 4 worlds, wins
     nearly every hand against random play."""
-    from rummyrl import evaluate
 
-    spec = evaluate.game_spec("gin", "hand")
-    r = evaluate.play_pairing(load_agent(FAST, game="gin", seed=0), load_agent("random", game="gin", seed=0),
+
+    spec = tournament.match_config("gin", "hand")
+    r = tournament.play_pairing(load_agent(FAST, game="gin", seed=0), load_agent("random", game="gin", seed=0),
                               spec, 20, seed=5)
     assert r.games == 20 and r.wins_a >= 16
 
@@ -225,7 +225,7 @@ def test_rollouts_are_scored_up_to_the_horizon_and_zero_beyond():
     horizon = int(np.sort(length)[len(length) // 2])  # some rollouts end on exactly this action
     agent = SearchAgent(worlds=2, horizon=horizon, seed=0)
     values = agent._play_out(worlds.copy())
-    full = agent.g.value(ref, agent.options)
+    full = rollout_value(ref, agent.options)
     assert (length == horizon).any() and (length > horizon).any()
     assert np.array_equal(values[length <= horizon], full[length <= horizon])
     assert (values[length > horizon] == 0).all()
@@ -245,7 +245,7 @@ def test_rummy_win_value_is_added_to_the_rounds_the_searcher_goes_out_in():
     keen = SearchAgent("rummy", seed=0, win_value=50.0)
     won = st.last_winner == 0
     assert won.any() and (~won).any()
-    diff = keen.g.value(st, keen.options) - plain.g.value(st, plain.options)
+    diff = rollout_value(st, keen.options) - rollout_value(st, plain.options)
     assert np.array_equal(diff, np.where(won, 50.0, 0.0))
 
 
@@ -332,7 +332,7 @@ def test_search_curve_saves_each_point_and_reuses_it(tmp_path, monkeypatch):
     progress), and a saved point of another match is refused, not silently reused."""
     import json
 
-    from rummyrl import evaluate
+
 
     sc = _search_curve_module()
     args = ["--worlds", "2", "3", "--model", "expert=topk=2", "--games", "4", "--seed", "5", "--quiet",
@@ -341,10 +341,10 @@ def test_search_curve_saves_each_point_and_reuses_it(tmp_path, monkeypatch):
     curve = json.loads((tmp_path / "curve.json").read_text())
     assert [p["spec"] for p in curve["points"]] == ["search:topk=2,worlds=2", "search:topk=2,worlds=3"]
     assert (tmp_path / "curve.png").stat().st_size > 0
-    direct = evaluate.run_tournament(["search:topk=2,worlds=3", "simple"], games=4, seed=5,
+    direct = tournament.run_tournament(["search:topk=2,worlds=3", "simple"], games=4, seed=5,
                                      options={"max_hands": 3}, show_progress=False).pairings[0]
     assert curve["points"][1]["wins"] == direct.wins_a and curve["points"][1]["games"] == direct.games == 4
-    alone = evaluate.run_tournament(["expert", "simple"], games=4, seed=5, options={"max_hands": 3},
+    alone = tournament.run_tournament(["expert", "simple"], games=4, seed=5, options={"max_hands": 3},
                                     show_progress=False).pairings[0]
     assert curve["baseline"]["spec"] == "expert" and curve["baseline"]["wins"] == alone.wins_a
 

@@ -1,0 +1,226 @@
+"""The actor-critic network: :class:`NetConfig`, :class:`PolicyNet` and its card head.
+
+The network maps a game's flat observation, with its per-action features
+(:mod:`rummyrl.agents.features`), to masked action logits and a value::
+
+    logits = prior_scale * features + head(trunk(observation, features))
+
+With the expert's features and ``prior_scale > 0`` the head starts at zero, so an
+untrained network plays like a softened expert and training learns corrections; a
+*plain* network (``features="engine"`` or ``"none"``, ``prior_scale = 0``) has no expert
+in it. Illegal actions get a large negative logit (never -inf: 0 * log 0 would make the
+entropy NaN), so they have probability zero and no entropy.
+
+With ``card_head`` (:class:`CardHead`) a card action's logit also gets a score of its
+card, computed by one small convolution over the 4 x 13 card grid for all 52 cards: one
+lesson about a card ("take a discard that joins two of my cards") then holds for every
+card, where one output row per action learns each card apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from rummyrl import games, melds
+
+from .features import EXPERT_FEATURES, check_features
+
+ILLEGAL_LOGIT = -1e9
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape of the actor-critic network."""
+
+    hidden: int = 256
+    """Width of the trunk's hidden layers."""
+    layers: int = 2
+    """Hidden layers in the trunk."""
+    card_head: bool = False
+    """Score each card action by its card (:class:`CardHead`): a small convolution over the
+    4 x 13 grid of the card planes (runs along a suit, sets across the suits), with the
+    trunk's summary of the game added at every card, gives each card a feature vector, and
+    discarding, knocking with, laying off or taking a card adds a learned linear score of
+    its card's vector to that action's logit (a meld: the mean over its cards). One weight
+    vector per kind of action, shared by the 52 cards, so a lesson about one card holds for
+    all; zero at the start, like the head."""
+    card_channels: int = 64
+    """Width of the card head's convolution."""
+    prior_scale: float = 1.0
+    """Weight of the expert's preference added to the logits (0 for a plain network)."""
+    features: str = "expert"
+    """What the network gets per action beside the observation: ``expert`` (the expert's
+    preference, also the prior of ``prior_scale``), ``expert_plan`` (Rummy: the same, with
+    draws at a known stock scored by a race along it, the ``planner`` baseline's),
+    ``engine`` (the deadwood after each discard and after taking the face-up card; Gin) or
+    ``none``. Only the first two put the expert in the network."""
+    expert_params: str = ""
+    """With the expert's features: the expert's parameters in them, as in the agent names
+    ``expert:lookahead=4,w_danger=3`` (Gin, :func:`~rummyrl.agents.gin_expert.parse_params`)
+    and ``planner:swap_margin=24`` (Rummy, :func:`~rummyrl.agents.rummy_expert.parse_params`);
+    ``""`` keeps the ``expert`` baseline's."""
+
+    def check(self, game) -> "NetConfig":
+        """Raise ValueError naming the first field that does not hold a usable network of
+        ``game``: the one check of a network config, made by :class:`PolicyNet` and by
+        the training config's loader."""
+        if isinstance(self.hidden, bool) or not isinstance(self.hidden, int) or self.hidden <= 0:
+            raise ValueError(f"net.hidden must be a positive integer, got {self.hidden!r}")
+        if isinstance(self.layers, bool) or not isinstance(self.layers, int) or self.layers < 1:
+            raise ValueError(f"net.layers must be an integer >= 1, got {self.layers!r}")
+        if isinstance(self.card_channels, bool) or not isinstance(self.card_channels, int) or self.card_channels <= 0:
+            raise ValueError(f"net.card_channels must be a positive integer, got {self.card_channels!r}")
+        check_features(self.features, game, self.expert_params)
+        if not self.uses_expert and self.prior_scale:
+            raise ValueError(f"net.prior_scale must be 0 when net.features is {self.features!r} "
+                             f"(the prior is the expert's preference), got {self.prior_scale}")
+        return self
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "NetConfig":
+        """A config saved by :func:`dataclasses.asdict`, also one written before the
+        card-set encoder was removed (its ``card_encoder: false`` and ``card_dim`` are
+        dropped; a network that used it cannot be read)."""
+        d = dict(d)
+        if d.pop("card_encoder", False):
+            raise ValueError("this network uses the card-set encoder (net.card_encoder), which was removed")
+        d.pop("card_dim", None)
+        return cls(**d)
+
+    @property
+    def uses_expert(self) -> bool:
+        """The expert's preference is in the features (and may be the prior)."""
+        return self.features in EXPERT_FEATURES
+
+    @property
+    def prior_is_expert(self) -> bool:
+        """The features are exactly the ``expert`` baseline's preference (its argmax is the
+        expert's move)."""
+        return self.features == "expert" and not self.expert_params
+
+
+class PolicyNet(nn.Module):
+    """The actor-critic network of ``game`` (a name or a registry entry) shaped by ``cfg``."""
+
+    def __init__(self, game, cfg: NetConfig):
+        super().__init__()
+        game = games.get(game)
+        cfg.check(game)  # here, not at the first move
+        self.game, self.cfg = game, cfg
+        in_dim = game.obs_dim + game.num_actions
+        layers, d = [], in_dim
+        for _ in range(cfg.layers):
+            layers += [nn.Linear(d, cfg.hidden), nn.ReLU()]
+            d = cfg.hidden
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(d, game.num_actions)
+        nn.init.zeros_(self.policy.weight)
+        nn.init.zeros_(self.policy.bias)
+        if cfg.features == "engine":
+            # a learned weight per kind of action (Gin: draw, discard, knock) on its engine
+            # feature, straight into the logit: from 0 (the untrained network is uniform),
+            # shared by the 52 cards so that one lesson ("keep the deadwood low") is learned once
+            group = torch.tensor(game.feature_groups, dtype=torch.long)
+            self.register_buffer("feature_group", group, persistent=False)
+            self.feature_skip = nn.Parameter(torch.zeros(int(group.max()) + 1))
+        self.cards = CardHead(game, cfg.card_channels, d) if cfg.card_head else None
+        self.value = nn.Linear(d, 1)
+        nn.init.orthogonal_(self.value.weight, 1.0)
+        nn.init.zeros_(self.value.bias)
+
+    def forward(self, obs: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor):
+        """-> (masked logits (B, A), value (B,)); ``prior`` is :func:`action_features` of
+        the network's ``features``."""
+        # the per-action input, bounded: illegal actions read -3, the rest -3..2
+        h = self.trunk(torch.cat([obs, prior.clamp(-30.0, 20.0) * 0.1], dim=1))
+        logits = self.policy(h)
+        if self.cards is not None:
+            logits = logits + self.cards(obs, prior, mask, h)
+        if self.cfg.prior_scale:
+            logits = logits + self.cfg.prior_scale * prior
+        if self.cfg.features == "engine":
+            logits = logits + self.feature_skip[self.feature_group] * prior.clamp(-30.0, 20.0)
+        logits = logits.masked_fill(~mask, ILLEGAL_LOGIT)
+        return logits, self.value(h).squeeze(1)
+
+
+def card_actions(game) -> tuple[np.ndarray, list[slice], int, slice]:
+    """How a game's actions name cards, for :class:`CardHead`: ``(member, blocks, take,
+    top)`` with ``member`` ``(52, K, A)`` float32 (action ``a`` of kind ``k`` scores
+    ``member[:, k, a]`` times its cards' scores: one card for a discard, a knock or a
+    lay-off, the mean of its cards for a meld), ``blocks`` the action blocks of one action
+    per card (their features and legality are card-grid inputs), ``take`` the action that
+    takes the top discard (its card is the observation's ``top_discard`` plane) and
+    ``top`` that plane's slice. The kinds are the one-card blocks, then the melds and the
+    lay-offs where the game has them, and last the take."""
+    g = games.get(game)
+    blocks = list(g.card_blocks)
+    kinds = len(blocks) + (g.meld_block is not None) + (g.layoff_block is not None) + 1
+    member = np.zeros((52, kinds, g.num_actions), np.float32)
+    for k, b in enumerate(blocks):
+        member[np.arange(52), k, np.arange(b.start, b.stop)] = 1.0
+    k = len(blocks)
+    if g.meld_block is not None:
+        for m, cards in enumerate(melds.MELDS):
+            member[list(cards), k, g.meld_block.start + m] = 1.0 / len(cards)
+        k += 1
+    if g.layoff_block is not None:
+        lay = np.arange(g.layoff_block.start, g.layoff_block.stop)
+        member[(lay - g.layoff_block.start) % 52, k, lay] = 1.0
+    return member, blocks, g.take_action, g.top_discard
+
+
+class CardHead(nn.Module):
+    """Per-card scores of the card actions (``NetConfig.card_head``).
+
+    The card planes of the observation, with the network's per-action input and legality
+    of the one-card-per-action blocks (discards; Gin also knocks) as more planes, are laid
+    on the 4 x 13 grid of suits by ranks. Each of two layers adds a convolution along the
+    suit (five ranks wide: runs, which do not wrap, C-1) and one across the four suits of a
+    rank (sets); the first also adds a learned vector per card (the convolutions alone would
+    not know a card's rank, and with it its value) and a projection of the trunk's summary
+    ``h`` of the game. A linear score per kind of action of each card's vector is the correction
+    to the logits of the actions on that card (:func:`card_actions`)."""
+
+    def __init__(self, game, channels: int, context: int):
+        super().__init__()
+        game = games.get(game)
+        member, blocks, take, top = card_actions(game)
+        self.blocks, self.take, self.top, self.planes = blocks, take, top, game.card_planes
+        kinds = member.shape[1]
+        self.register_buffer("member", torch.from_numpy(member.reshape(52 * kinds, -1)), persistent=False)
+        cin = game.card_planes + 2 * len(blocks)
+        self.run1 = nn.Conv2d(cin, channels, (1, 5), padding=(0, 2))
+        self.set1 = nn.Conv2d(cin, channels, (4, 1))
+        self.where = nn.Parameter(torch.zeros(1, channels, 4, 13))  # which card: its rank, suit, value
+        self.context = nn.Linear(context, channels)
+        self.run2 = nn.Conv2d(channels, channels, (1, 5), padding=(0, 2))
+        self.set2 = nn.Conv2d(channels, channels, (4, 1))
+        self.score = nn.Linear(channels, kinds, bias=False)
+        nn.init.zeros_(self.score.weight)
+
+    def forward(self, obs, prior, mask, h):
+        B = obs.shape[0]
+        grid = [obs[:, : self.planes * 52].reshape(B, self.planes, 52)]
+        for b in self.blocks:
+            grid += [prior[:, b].clamp(-30.0, 20.0)[:, None] * 0.1, mask[:, b].float()[:, None]]
+        x = torch.cat(grid, 1).reshape(B, -1, 4, 13)
+        x = torch.relu(self.run1(x) + self.set1(x) + self.where + self.context(h)[:, :, None, None])
+        x = torch.relu(self.run2(x) + self.set2(x))
+        s = self.score(x.reshape(B, x.shape[1], 52).transpose(1, 2))  # (B, 52, kinds)
+        out = s.reshape(B, -1) @ self.member
+        take = (obs[:, self.top] * s[:, :, -1]).sum(1)
+        return out.index_add(1, torch.tensor([self.take], device=obs.device), take[:, None])
+
+
+
+
+def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy over the legal actions only (illegal ones carry no probability)."""
+    logp = torch.log_softmax(logits, dim=1)
+    p = logp.exp()
+    return -(torch.where(mask, p * logp, torch.zeros_like(p))).sum(1)
