@@ -36,7 +36,7 @@ from rummyrl.envs import gin_rummy_v0, rummy_v0
 from rummyrl.envs.gym_gin import GinRummyEnv
 from rummyrl.envs.gym_rummy import RummyEnv
 from rummyrl.envs.rummy_vector import RummySelfPlay
-from rummyrl.envs.vector import GinSelfPlay
+from rummyrl.envs.gin_vector import GinSelfPlay
 from rummyrl.random_play import random_actions
 
 PEER_SCRIPT = Path(__file__).resolve().parent / "peers" / "pettingzoo_gin_speed.py"

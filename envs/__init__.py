@@ -1,13 +1,14 @@
 """Environments over the rummyrl engines: PettingZoo, Gymnasium and batched self-play.
 
     from rummyrl.envs import gin_rummy_v0, rummy_v0  # PettingZoo AEC: env(), raw_env()
-    import gymnasium, envs
+    import gymnasium, rummyrl.envs  # noqa: F401 (registers the Gymnasium ids)
     env = gymnasium.make("rummyrl/GinRummy-v0", opponent="random")   # one seat vs an opponent
     env = gymnasium.make("rummyrl/Rummy-v0", num_players=4, opponent="simple")
-    from rummyrl.envs.vector import GinSelfPlay, GinRummyVectorEnv          # batched, for training
+    from rummyrl.envs.batched import SelfPlay       # batched self-play of any game, for training
+    from rummyrl.envs.gin_vector import GinSelfPlay, GinRummyVectorEnv
     from rummyrl.envs.rummy_vector import RummySelfPlay, RummyVectorEnv
 
-Importing ``envs`` registers the Gymnasium ids and nothing else: the modules load on first
+Importing ``rummyrl.envs`` registers the Gymnasium ids and nothing else: the modules load on first
 use (the registration imports neither torch nor the game engines).
 """
 
@@ -24,7 +25,7 @@ RUMMY_ENV_ID = "rummyrl/Rummy-v0"
 
 if GIN_ENV_ID not in gymnasium.registry:
     gymnasium.register(id=GIN_ENV_ID, entry_point="rummyrl.envs.gym_gin:GinRummyEnv",
-                       vector_entry_point="rummyrl.envs.vector:GinRummyVectorEnv")
+                       vector_entry_point="rummyrl.envs.gin_vector:GinRummyVectorEnv")
 if RUMMY_ENV_ID not in gymnasium.registry:
     gymnasium.register(id=RUMMY_ENV_ID, entry_point="rummyrl.envs.gym_rummy:RummyEnv",
                        vector_entry_point="rummyrl.envs.rummy_vector:RummyVectorEnv")
@@ -34,16 +35,18 @@ _LAZY = {
     "rummy_v0": ("rummyrl.envs.rummy_v0", None),
     "gym_gin": ("rummyrl.envs.gym_gin", None),
     "gym_rummy": ("rummyrl.envs.gym_rummy", None),
-    "vector": ("rummyrl.envs.vector", None),
+    "batched": ("rummyrl.envs.batched", None),
+    "gin_vector": ("rummyrl.envs.gin_vector", None),
     "rummy_vector": ("rummyrl.envs.rummy_vector", None),
     "render": ("rummyrl.envs.render", None),
     "GinRummyEnv": ("rummyrl.envs.gym_gin", "GinRummyEnv"),
     "RummyEnv": ("rummyrl.envs.gym_rummy", "RummyEnv"),
-    "GinSelfPlay": ("rummyrl.envs.vector", "GinSelfPlay"),
-    "GinRummyVectorEnv": ("rummyrl.envs.vector", "GinRummyVectorEnv"),
+    "SelfPlay": ("rummyrl.envs.batched", "SelfPlay"),
+    "GinSelfPlay": ("rummyrl.envs.gin_vector", "GinSelfPlay"),
+    "GinRummyVectorEnv": ("rummyrl.envs.gin_vector", "GinRummyVectorEnv"),
     "RummySelfPlay": ("rummyrl.envs.rummy_vector", "RummySelfPlay"),
     "RummyVectorEnv": ("rummyrl.envs.rummy_vector", "RummyVectorEnv"),
-    "SeatRewards": ("rummyrl.envs.vector", "SeatRewards"),
+    "SeatRewards": ("rummyrl.envs.batched", "SeatRewards"),
 }
 
 

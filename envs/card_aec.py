@@ -1,7 +1,7 @@
 """A card game engine as a PettingZoo AEC environment, for any number of players.
 
 :class:`CardGameAEC` is the environment loop of ``gin_rummy_v0.raw_env`` and
-``rummy_v0.raw_env``: a game's ``raw_env`` subclasses it with its :class:`rummyrl.envs.games.GameSpec`,
+``rummy_v0.raw_env``: a game's ``raw_env`` subclasses it with its :class:`rummyrl.games.Game` (the registry's entry),
 its reward scheme class and its ``metadata``, and documents itself in its module docstring.
 The loop holds no game logic: one game of the batched engine (batch of one) is stepped in
 place.
@@ -15,10 +15,11 @@ import numpy as np
 from gymnasium import logger, spaces
 from pettingzoo import AECEnv
 
-from .games import GameSpec
-from .options import agent_names, check_render_mode, env_options, make_config, parse_reset_options
-from .render import show
-from .rewards import ZeroSumRewards
+from rummyrl import games
+from rummyrl.games import Game
+
+from .options import agent_names, check_render_mode, env_options, make_config, observation_space, parse_reset_options
+from .render import render, show
 
 _ROW0 = np.zeros(1, np.int64)
 
@@ -26,29 +27,28 @@ _ROW0 = np.zeros(1, np.int64)
 class CardGameAEC(AECEnv):
     """Agents ``player_0 .. player_{P-1}``; see the game modules' docstrings."""
 
-    game: GameSpec
-    reward_class: type[ZeroSumRewards]
+    game: Game
     metadata: dict
 
     def __init__(self, render_mode, reward, scales: tuple, max_cycles, rules: dict):
         super().__init__()
         where = self.metadata["name"]
         self.config = make_config(self.game.config_cls, rules, where, env_options(type(self)))
-        self.reward_scheme = self.reward_class.parse_for(reward, scales, where)
+        self.reward_scheme = games.load(self.game.rewards).parse_for(reward, scales, where)
         check_render_mode(render_mode, self.metadata["render_modes"], where)
         if max_cycles is not None and (not isinstance(max_cycles, (int, np.integer))
                                        or isinstance(max_cycles, bool) or max_cycles < 1):
             raise ValueError(f"{where}: max_cycles must be a positive int or None, got {max_cycles!r}")
         self.render_mode = render_mode
         self.max_cycles = max_cycles
-        P = self.game.players(self.config)
+        P = self.game.players_of(self.config)
         self._agents = agent_names(P)
         self._max_actions = 0 if max_cycles is None else int(max_cycles) * P
 
-        core = self.game.core
+        core = self.game.engine
         self.possible_agents = list(self._agents)
         self._seat = {a: i for i, a in enumerate(self._agents)}
-        self.observation_spaces = {a: self.game.observation_space(self.config) for a in self._agents}
+        self.observation_spaces = {a: observation_space(self.game, self.config) for a in self._agents}
         self.action_spaces = {a: spaces.Discrete(core.NUM_ACTIONS) for a in self._agents}
         self._state = None
         self._act = np.zeros(1, np.int64)
@@ -65,7 +65,7 @@ class CardGameAEC(AECEnv):
 
     # ---------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        core, agents = self.game.core, self._agents
+        core, agents = self.game.engine, self._agents
         decks, dealers, _ = parse_reset_options(options, len(agents), strict=False)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -89,7 +89,7 @@ class CardGameAEC(AECEnv):
             self.render()
 
     def observe(self, agent):
-        st, core = self._state, self.game.core
+        st, core = self._state, self.game.engine
         p = self._seat[agent]
         if p == st.current[0] and not (self.terminations.get(agent, True) or self.truncations.get(agent, True)):
             return {"observation": core.observe(st)[0], "action_mask": st.mask[0].astype(np.int8)}
@@ -100,7 +100,7 @@ class CardGameAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        st, core = self._state, self.game.core
+        st, core = self._state, self.game.engine
         try:
             self._act[0] = operator.index(action)
         except (TypeError, OverflowError):
@@ -135,7 +135,7 @@ class CardGameAEC(AECEnv):
             self.render()
 
     def _end_of_deal(self) -> None:
-        st, core = self._state, self.game.core
+        st, core = self._state, self.game.engine
         r = self._step_rewards
         r[:] = 0.0
         self.reward_scheme.add(st, r, _ROW0)
@@ -154,7 +154,7 @@ class CardGameAEC(AECEnv):
             return None
         if self._state is None:
             raise RuntimeError(f"{self.metadata['name']}: call reset() before render()")
-        return show(self.game.render(self._state, 0, self._agents, self._deal_ended), self.render_mode)
+        return show(render(self.game, self._state, 0, self._agents, self._deal_ended), self.render_mode)
 
     def close(self) -> None:
         pass

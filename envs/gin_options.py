@@ -10,11 +10,9 @@ upcard and ``deck[21]`` the first stock card; ``dealer`` is 0 / 1 or ``"player_0
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 
 from rummyrl import gin
 
-from .options import dict_space
 
 
 def observation_high(config: gin.GinConfig) -> np.ndarray:
@@ -32,7 +30,3 @@ def observation_high(config: gin.GinConfig) -> np.ndarray:
     high[gin.OBS_LAYOUT["target"]] = max(1.0, config.target / 100)
     return high
 
-
-def observation_space(config: gin.GinConfig) -> spaces.Dict:
-    """``Dict(observation=Box(0, high, (794,), float32), action_mask=Box(0, 1, (108,), int8))``."""
-    return dict_space(observation_high(config), gin.NUM_ACTIONS)

@@ -22,24 +22,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .games import GIN
+from rummyrl import games
+
 from .rewards import ZeroSumRewards
 
-#: reward per hand point in the ``hand_points`` scheme: a typical knock (10-20 points) is
-#: about 0.5, gin with 20 deadwood against it (45) is 1.8
-HAND_POINTS_SCALE = 1 / 25
-#: reward per point of the final margin in the ``game_points`` scheme: winning a game to
-#: 100 by a usual margin (150-300 with the game and box bonuses) gives 1.5-3
-GAME_POINTS_SCALE = 1 / 100
+#: reward per hand point in the ``hand_points`` scheme (the registry's ``points_scale``)
+HAND_POINTS_SCALE = games.get("gin").points_scale
+#: reward per point of the final margin in the ``game_points`` scheme
+GAME_POINTS_SCALE = games.get("gin").game_points_scale
 
 
-class RewardScheme(ZeroSumRewards):
-    """A parsed Gin Rummy reward specification (``RewardScheme.parse("hand_points+game")``)."""
-
-    game = GIN
-    POINTS = "hand_points"
-    POINTS_SCALE = HAND_POINTS_SCALE
-    GAME_POINTS_SCALE = GAME_POINTS_SCALE
+class GinRewards(ZeroSumRewards, game="gin"):
+    """A parsed Gin Rummy reward specification (``GinRewards.parse("hand_points+game")``)."""
 
     @property
     def hand_points_scale(self) -> float:
@@ -55,4 +49,4 @@ class RewardScheme(ZeroSumRewards):
         return out
 
 
-SCHEMES = RewardScheme.schemes()
+SCHEMES = GinRewards.schemes()

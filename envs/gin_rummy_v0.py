@@ -160,8 +160,9 @@ from pettingzoo import AECEnv
 
 from .aec_wrappers import standard_wrappers
 from .card_aec import CardGameAEC
-from .games import GIN
-from .gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE, RewardScheme
+from rummyrl import games
+
+from .gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE
 
 
 def env(illegal_reward: float = -1, **kwargs) -> AECEnv:
@@ -177,8 +178,7 @@ class raw_env(CardGameAEC, EzPickle):
 
     metadata = {"render_modes": ["human", "ansi"], "name": "gin_rummy_v0",
                 "is_parallelizable": False, "render_fps": 1}
-    game = GIN
-    reward_class = RewardScheme
+    game = games.get("gin")
 
     def __init__(self, render_mode: str | None = None, reward: str = "hand_points",
                  hand_points_scale: float = HAND_POINTS_SCALE,

@@ -1,7 +1,7 @@
 """Gin Rummy as a single-agent Gymnasium environment: the learner plays one seat, an opponent
-policy the other (registered as ``rummyrl/GinRummy-v0`` on ``import envs``).
+policy the other (registered as ``rummyrl/GinRummy-v0`` on ``import rummyrl.envs``).
 
-    import gymnasium, envs
+    import gymnasium, rummyrl.envs  # noqa: F401 (registers the Gymnasium ids)
     env = gymnasium.make("rummyrl/GinRummy-v0", opponent="random", episode="hand")
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
@@ -38,16 +38,16 @@ the Rummy env.
 
 from __future__ import annotations
 
-from .games import GIN
-from .gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE, RewardScheme
+from rummyrl import games
+
+from .gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE
 from .seat_env import SeatEnv
 
 
 class GinRummyEnv(SeatEnv):
     """One seat of Gin Rummy against an opponent policy; see the module docstring."""
 
-    game = GIN
-    reward_class = RewardScheme
+    game = games.get("gin")
 
     def __init__(self, opponent="random", seat=None, reward: str = "hand_points",
                  hand_points_scale: float = HAND_POINTS_SCALE,

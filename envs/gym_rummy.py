@@ -1,7 +1,7 @@
 """Rummy as a single-agent Gymnasium environment: the learner plays one seat, opponent
-policies the others (registered as ``rummyrl/Rummy-v0`` on ``import envs``).
+policies the others (registered as ``rummyrl/Rummy-v0`` on ``import rummyrl.envs``).
 
-    import gymnasium, envs
+    import gymnasium, rummyrl.envs  # noqa: F401 (registers the Gymnasium ids)
     env = gymnasium.make("rummyrl/Rummy-v0", num_players=4, opponent="simple", episode="round")
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
@@ -45,16 +45,16 @@ shared with the Gin Rummy env.
 
 from __future__ import annotations
 
-from .games import RUMMY
-from .rummy_rewards import GAME_POINTS_SCALE, ROUND_POINTS_SCALE, RummyRewards
+from rummyrl import games
+
+from .rummy_rewards import GAME_POINTS_SCALE, ROUND_POINTS_SCALE
 from .seat_env import SeatEnv
 
 
 class RummyEnv(SeatEnv):
     """One seat of Rummy against opponent policies; see the module docstring."""
 
-    game = RUMMY
-    reward_class = RummyRewards
+    game = games.get("rummy")
 
     def __init__(self, opponent="random", seat=None, reward: str = "round_points",
                  round_points_scale: float = ROUND_POINTS_SCALE,

@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 from gymnasium import spaces
 
+from rummyrl import games
 from rummyrl.cards import check_deck, parse_cards
 
 #: reset-option keys that fix the deal
@@ -163,6 +164,13 @@ def parse_reset_options(options, num_players: int, extra: tuple[str, ...] = (), 
             dealers[: len(raw)] = [_dealer(d, "dealers", num_players) for d in raw]
         return decks[None], dealers[None], rest
     return None, None, rest
+
+
+def observation_space(game, config) -> spaces.Dict:
+    """``Dict(observation=Box(0, high, (OBS_DIM,), float32), action_mask=Box(0, 1, (A,), int8))``
+    of ``game`` (a registry entry) under the rules ``config``; the bounds are the game's
+    ``observation_high`` (the same shapes for every number of players)."""
+    return dict_space(games.load(game.observation_high)(config), game.num_actions)
 
 
 def dict_space(high: np.ndarray, num_actions: int) -> spaces.Dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummyrl import gin, rummy
+from rummyrl import games, gin, rummy
 from rummyrl import melds as M
 from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, VALUE, card_str, sort_key
 
@@ -340,3 +340,8 @@ def render_rummy(state: rummy.RummyState, b: int = 0, names=None, round_ended: b
 
 
 __all__ = ["cards_text", "grouped_text", "meld_ids", "render_gin", "render_rummy", "show", "sorted_cards"]
+
+
+def render(game, state, b: int, names, deal_ended: bool | None) -> str:
+    """Game ``b`` of ``state`` as text, drawn by ``game``'s renderer (``Game.renderer``)."""
+    return games.load(games.get(game).renderer)(state, b, names, deal_ended)

@@ -23,7 +23,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .games import GameSpec
+from rummyrl import games
+from rummyrl.games import Game
 
 
 def win_shares(winner: np.ndarray, num_players: int) -> np.ndarray:
@@ -43,17 +44,26 @@ def relative_totals(total: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class ZeroSumRewards:
     """A parsed reward specification; :meth:`add` computes the rewards of the last step.
-    A game subclasses it with its :class:`GameSpec`, the name and scale of its per-deal
-    scheme, and :meth:`deal_points`."""
+    A game subclasses it naming itself, ``class GinRewards(ZeroSumRewards, game="gin")``,
+    and implements :meth:`deal_points`; the name and scale of its per-deal scheme and the
+    scale of ``game_points`` come from the game's registry entry."""
 
     parts: tuple[str, ...]
     points_scale: float
     game_points_scale: float
 
-    game: ClassVar[GameSpec]
+    game: ClassVar[Game]
     POINTS: ClassVar[str]  #: the per-deal scheme: ``"hand_points"`` / ``"round_points"``
     POINTS_SCALE: ClassVar[float]
     GAME_POINTS_SCALE: ClassVar[float]
+
+    def __init_subclass__(cls, game: str | None = None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if game is not None:
+            cls.game = games.get(game)
+            cls.POINTS = cls.game.points_reward
+            cls.POINTS_SCALE = cls.game.points_scale
+            cls.GAME_POINTS_SCALE = cls.game.game_points_scale
 
     @classmethod
     def schemes(cls) -> tuple[str, ...]:
@@ -118,6 +128,6 @@ class ZeroSumRewards:
                 if "game" in self.parts:
                     value += win_shares(w, out.shape[1])
                 if "game_points" in self.parts:
-                    total = self.game.core.game_result(state, r).total
+                    total = self.game.engine.game_result(state, r).total
                     value += relative_totals(total) * self.game_points_scale
                 out[r] += value

@@ -12,12 +12,10 @@ discard pile and ``deck[h*P + 1:]`` is the stock in draw order (R-1). ``dealer``
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 
 from rummyrl import rummy
 from rummyrl.cards import NUM_CARDS, VALUE
 
-from .options import dict_space
 
 #: the most one round can score: the value of every card (R-8, C-2)
 MAX_ROUND_POINTS = int(VALUE.sum())
@@ -35,8 +33,3 @@ def observation_high(config: rummy.RummyConfig) -> np.ndarray:
     high[rummy.OBS_LAYOUT["target"]] = max(1.0, config.target / 200)
     return high
 
-
-def observation_space(config: rummy.RummyConfig) -> spaces.Dict:
-    """``Dict(observation=Box(0, high, (3061,), float32), action_mask=Box(0, 1, (1267,), int8))``;
-    the same shapes for every number of players."""
-    return dict_space(observation_high(config), rummy.NUM_ACTIONS)

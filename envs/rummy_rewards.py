@@ -25,26 +25,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .games import RUMMY
+from rummyrl import games
+
 from .rewards import ZeroSumRewards
 
-#: reward per point in the ``round_points`` scheme. Between the ``simple`` and ``expert``
-#: baselines a won round is worth a median 45 points with 4 players (10-90 % range 16-90;
-#: 6 with 2 players, 125 with 6): about 0.9 here
-ROUND_POINTS_SCALE = 1 / 50
-#: reward per point in the ``game_points`` scheme. The same baselines win a game to 200 by
-#: a median 160 points over the mean of the others with 4 players (75 with 2, 220 with 6):
-#: about 0.8 here
-GAME_POINTS_SCALE = 1 / 200
+#: reward per point in the ``round_points`` scheme (the registry's ``points_scale``)
+ROUND_POINTS_SCALE = games.get("rummy").points_scale
+#: reward per point of the final margin in the ``game_points`` scheme
+GAME_POINTS_SCALE = games.get("rummy").game_points_scale
 
 
-class RummyRewards(ZeroSumRewards):
+class RummyRewards(ZeroSumRewards, game="rummy"):
     """A parsed Rummy reward specification (``RummyRewards.parse("round_points+game")``)."""
-
-    game = RUMMY
-    POINTS = "round_points"
-    POINTS_SCALE = ROUND_POINTS_SCALE
-    GAME_POINTS_SCALE = GAME_POINTS_SCALE
 
     @property
     def round_points_scale(self) -> float:

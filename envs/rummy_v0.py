@@ -187,8 +187,9 @@ from pettingzoo import AECEnv
 
 from .aec_wrappers import standard_wrappers
 from .card_aec import CardGameAEC
-from .games import RUMMY
-from .rummy_rewards import GAME_POINTS_SCALE, ROUND_POINTS_SCALE, RummyRewards
+from rummyrl import games
+
+from .rummy_rewards import GAME_POINTS_SCALE, ROUND_POINTS_SCALE
 
 
 def env(illegal_reward: float = -1, **kwargs) -> AECEnv:
@@ -204,8 +205,7 @@ class raw_env(CardGameAEC, EzPickle):
 
     metadata = {"render_modes": ["human", "ansi"], "name": "rummy_v0",
                 "is_parallelizable": False, "render_fps": 1}
-    game = RUMMY
-    reward_class = RummyRewards
+    game = games.get("rummy")
 
     def __init__(self, render_mode: str | None = None, reward: str = "round_points",
                  round_points_scale: float = ROUND_POINTS_SCALE,

@@ -1,5 +1,5 @@
 """Batched Rummy for training: B games of 2-6 players stepped at once, no Python loop over
-games (the Rummy side of ``rummyrl.envs.vector``, whose docstring describes the interface).
+games (the Rummy side of ``rummyrl.envs.batched``, whose docstring describes the interface).
 
 Self-play (:class:`RummySelfPlay`): one learner plays every seat of every game::
 
@@ -27,12 +27,13 @@ an opponent is to act move together, with ``rummyrl.rummy.step(..., active=)``.
 
 from __future__ import annotations
 
-from .games import RUMMY
-from .rummy_rewards import GAME_POINTS_SCALE, ROUND_POINTS_SCALE, RummyRewards
-from .vector import EngineSelfPlay, OpponentVectorEnv
+from rummyrl import games
+
+from .rummy_rewards import GAME_POINTS_SCALE, ROUND_POINTS_SCALE
+from .batched import OpponentVectorEnv, SelfPlay
 
 
-class RummySelfPlay(EngineSelfPlay):
+class RummySelfPlay(SelfPlay):
     """Batched Rummy self-play (see the module docstring). Keyword arguments: ``reward``,
     ``round_points_scale``, ``game_points_scale`` (``rummyrl.envs.rummy_rewards``),
     ``final_observations`` (the ended game's last observation of every seat in
@@ -41,14 +42,12 @@ class RummySelfPlay(EngineSelfPlay):
     as ``rummyrl.rummy.init`` takes them (one deck for all lanes, ``(B, 52)``, or a schedule
     ``(B, H, 52)``)."""
 
-    game = RUMMY
-    reward_class = RummyRewards
-
     def __init__(self, num_envs: int, reward: str = "round_points",
                  round_points_scale: float = ROUND_POINTS_SCALE,
                  game_points_scale: float = GAME_POINTS_SCALE,
                  final_observations: bool = False, **rules):
-        super().__init__(num_envs, reward, (round_points_scale, game_points_scale), final_observations, rules)
+        super().__init__("rummy", num_envs, reward, round_points_scale, game_points_scale, final_observations,
+                         **rules)
 
 
 class RummyVectorEnv(OpponentVectorEnv):
@@ -65,8 +64,7 @@ class RummyVectorEnv(OpponentVectorEnv):
     learner action raises ``IllegalActionError`` naming the game.
     """
 
-    game = RUMMY
-    reward_class = RummyRewards
+    game = games.get("rummy")
 
     def __init__(self, num_envs: int = 8, opponent="random", seat=None, reward: str = "round_points",
                  round_points_scale: float = ROUND_POINTS_SCALE,

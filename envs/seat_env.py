@@ -2,11 +2,11 @@
 seat, opponent policies the others.
 
 :class:`SeatEnv` is the loop of ``rummyrl.envs.gym_gin.GinRummyEnv`` and ``rummyrl.envs.gym_rummy.RummyEnv``:
-a game's env subclasses it with its :class:`rummyrl.envs.games.GameSpec` and reward scheme class.
+a game's env subclasses it with its :class:`rummyrl.games.Game` (the registry's entry) and reward scheme class.
 Opponents are given per relative seat: ``opponents[i]`` plays the seat ``i + 1`` places
 clockwise from the learner (it acts ``i + 1`` turns after the learner); one opponent serves
 every other seat. The helpers :func:`make_opponents` and :func:`reseed_opponents` serve the
-batched single-agent env too (``rummyrl.envs.vector``).
+batched single-agent env too (``rummyrl.envs.batched``).
 """
 
 from __future__ import annotations
@@ -17,10 +17,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .games import GameSpec
-from .options import check_render_mode, env_options, make_config, parse_reset_options, parse_seat
-from .render import show
-from .rewards import ZeroSumRewards
+from rummyrl.agents import load_agent
+from rummyrl.agents.base import tell_rules
+from rummyrl import games
+from rummyrl.games import Game
+
+from .options import (check_render_mode, env_options, make_config, observation_space, parse_reset_options,
+                      parse_seat)
+from .render import render, show
 
 _ROW0 = np.zeros(1, np.int64)
 #: tries to deal an episode in which the learner gets to act before giving up
@@ -31,8 +35,6 @@ _OPPONENT_FORMS = ("a baseline name (e.g. 'random'), an agents.Agent or a callab
 
 def _make_opponent(opponent, game: str, where: str):
     if isinstance(opponent, str):
-        from rummyrl.agents import load_agent  # here, not at import: registration must stay light
-
         return load_agent(opponent, game=game)
     if callable(opponent):
         if getattr(opponent, "game", game) != game:
@@ -54,8 +56,6 @@ def make_opponents(opponent, game: str, num_players: int, where: str, config=Non
     else:
         out = (_make_opponent(opponent, game, where),) * (num_players - 1)
     if config is not None:
-        from rummyrl.agents.base import tell_rules  # light: no agent is loaded by it
-
         tell_rules(distinct(out), config)
     return out
 
@@ -81,27 +81,26 @@ class SeatEnv(gymnasium.Env):
     """The learner's seat against opponent policies; see the game modules' docstrings."""
 
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
-    game: GameSpec
-    reward_class: type[ZeroSumRewards]
+    game: Game
 
     def __init__(self, opponent, seat, reward, scales: tuple, illegal_action: str, illegal_reward: float,
                  render_mode: str | None, rules: dict):
         where = type(self).__name__
-        core = self.game.core
+        core = self.game.engine
         self.config = make_config(self.game.config_cls, rules, where, env_options(type(self)))
-        self.reward_scheme = self.reward_class.parse_for(reward, scales, where)
+        self.reward_scheme = games.load(self.game.rewards).parse_for(reward, scales, where)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"{where}: illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
         if not isinstance(illegal_reward, (int, float)) or isinstance(illegal_reward, bool):
             raise ValueError(f"{where}: illegal_reward must be a number, got {illegal_reward!r}")
         check_render_mode(render_mode, self.metadata["render_modes"], where)
-        self.num_players = P = self.game.players(self.config)
+        self.num_players = P = self.game.players_of(self.config)
         self.opponents = make_opponents(opponent, self.game.name, P, where, self.config)
         self.fixed_seat = parse_seat(seat, P, where)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.observation_space = self.game.observation_space(self.config)
+        self.observation_space = observation_space(self.game, self.config)
         self.action_space = spaces.Discrete(core.NUM_ACTIONS)
         self.seat = 0
         self.skipped_episodes = 0
@@ -116,7 +115,7 @@ class SeatEnv(gymnasium.Env):
     # ---------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        core, P = self.game.core, self.num_players
+        core, P = self.game.engine, self.num_players
         decks, dealers, extra = parse_reset_options(options, P, extra=("seat",))
         seat = parse_seat(extra["seat"], P, "reset option") if "seat" in extra else self.fixed_seat
         if seed is not None or decks is not None or self._state is None:
@@ -150,7 +149,7 @@ class SeatEnv(gymnasium.Env):
         where = type(self).__name__
         if self._over:
             raise RuntimeError(f"{where}: the episode is over; call reset()")
-        st, core = self._state, self.game.core
+        st, core = self._state, self.game.engine
         try:
             a = operator.index(action)
         except TypeError:
@@ -184,7 +183,7 @@ class SeatEnv(gymnasium.Env):
         """The learner's legal actions as ``(NUM_ACTIONS,)`` bool (all False once the episode
         is over): the method sb3-contrib's ``MaskablePPO`` calls."""
         if self._over:
-            return np.zeros(self.game.core.NUM_ACTIONS, bool)
+            return np.zeros(self.game.engine.NUM_ACTIONS, bool)
         return self._state.mask[0].copy()
 
     # ---------------------------------------------------------------------------------
@@ -201,7 +200,7 @@ class SeatEnv(gymnasium.Env):
 
     def _play_opponents(self) -> float:
         """Opponent actions until the learner is to act or the episode is over."""
-        st, core = self._state, self.game.core
+        st, core = self._state, self.game.engine
         reward = 0.0
         while not st.game_over[0] and st.current[0] != self.seat:
             opponent = self.opponents[(st.current[0] - self.seat) % self.num_players - 1]
@@ -217,11 +216,11 @@ class SeatEnv(gymnasium.Env):
         return reward
 
     def _mask(self) -> np.ndarray:
-        core = self.game.core
+        core = self.game.engine
         return np.zeros(core.NUM_ACTIONS, np.int8) if self._over else self._state.mask[0].astype(np.int8)
 
     def _obs(self) -> dict:
-        return {"observation": self.game.core.observe(self._state, self.seat)[0], "action_mask": self._mask()}
+        return {"observation": self.game.engine.observe(self._state, self.seat)[0], "action_mask": self._mask()}
 
     def _info(self) -> dict:
         st = self._state
@@ -229,7 +228,7 @@ class SeatEnv(gymnasium.Env):
         if self._deals:
             info[f"{self.game.deal}s"] = self._deals
         if st.game_over[0]:
-            info["game"] = self.game.core.game_info(st, 0)
+            info["game"] = self.game.engine.game_info(st, 0)
         return info
 
     # ---------------------------------------------------------------------------------
@@ -241,7 +240,7 @@ class SeatEnv(gymnasium.Env):
         if self._state is None:
             raise RuntimeError(f"{where}: call reset() before render()")
         names = tuple(f"player_{p} ({'you' if p == self.seat else 'opponent'})" for p in range(self.num_players))
-        return show(self.game.render(self._state, 0, names, self._render_deal_end), self.render_mode)
+        return show(render(self.game, self._state, 0, names, self._render_deal_end), self.render_mode)
 
     def close(self) -> None:
         pass

@@ -19,7 +19,7 @@ from rummyrl import envs
 from rummyrl.envs import gin_rummy_v0
 from rummyrl.envs.gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE
 from rummyrl.envs.gym_gin import GinRummyEnv
-from rummyrl.envs.vector import GinSelfPlay
+from rummyrl.envs.gin_vector import GinSelfPlay
 from rummyrl import gin
 from rummyrl.cards import card_str, parse_cards
 
@@ -336,7 +336,7 @@ def test_gymnasium_check_env_and_registration():
 
 
 def test_registration_does_not_import_torch():
-    code = ("import sys, gymnasium, rummyrl.envs, rummyrl.envs.gym_gin, rummyrl.envs.vector, rummyrl.envs.gin_rummy_v0; "
+    code = ("import sys, gymnasium, rummyrl.envs, rummyrl.envs.gym_gin, rummyrl.envs.gin_vector, rummyrl.envs.batched, rummyrl.envs.gin_rummy_v0; "
             "assert 'rummyrl/GinRummy-v0' in gymnasium.registry; "
             "assert 'torch' not in sys.modules, 'torch was imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(envs.__file__).parents[1])

@@ -8,7 +8,8 @@ import pytest
 
 from rummyrl.agents import RandomAgent
 from rummyrl.envs.gin_rewards import HAND_POINTS_SCALE
-from rummyrl.envs.vector import GinRummyVectorEnv, GinSelfPlay, SeatRewards
+from rummyrl.envs.batched import SeatRewards
+from rummyrl.envs.gin_vector import GinRummyVectorEnv, GinSelfPlay
 from rummyrl import gin
 from rummyrl.cards import parse_cards
 from rummyrl.random_play import random_actions

@@ -1,8 +1,10 @@
-"""Batched Gin Rummy for training: B games stepped at once, no Python loop over games.
+"""Batched card games for training: B games stepped at once, no Python loop over games,
+for any game of the registry (``rummyrl.games``) and any number of players.
 
-Self-play (:class:`GinSelfPlay`): one learner plays every seat of every game::
+Self-play (:class:`SelfPlay`): one learner plays every seat of every game::
 
-    env = GinSelfPlay(num_envs=1024, episode="game", reward="hand_points")
+    from rummyrl.envs.batched import SelfPlay
+    env = SelfPlay("gin", num_envs=1024, episode="game", reward="hand_points")
     batch = env.reset(seed=0)
     while training:
         actions = policy(batch.obs, batch.mask)   # (B,) one action per game, for batch.player
@@ -10,8 +12,8 @@ Self-play (:class:`GinSelfPlay`): one learner plays every seat of every game::
 
 After every call, for each game ``b``:
 
-* ``batch.player[b]``: the seat to act, ``batch.obs[b]`` its observation (``rummyrl.gin.observe``
-  layout), ``batch.mask[b]`` its legal actions (bool);
+* ``batch.player[b]``: the seat to act, ``batch.obs[b]`` its observation (the engine's
+  ``OBS_LAYOUT``), ``batch.mask[b]`` its legal actions (bool);
 * ``batch.rewards[b, q]``: the reward credited to seat ``q`` now: the acting seat receives
   everything that reached it since it last acted (so it is the reward of that seat's previous
   action), and when the game ended every seat receives its remainder. A learner that keeps one
@@ -21,23 +23,27 @@ After every call, for each game ``b``:
 * ``batch.done[b]`` (``terminated`` / ``truncated``): the game ended in this step; it was reset
   at once, so ``player``, ``obs`` and ``mask`` already belong to the next game, and
   ``batch.final`` holds the ended game's result (arrays, valid where ``done``):
-  ``winner`` (-1: none), ``margin`` (G-19), ``total`` and ``hand_points`` ``(B, 2)``,
-  ``hands_won`` ``(B, 2)``, ``hands_played``. With ``final_observations=True`` the ended game's
-  last observation of every seat is in ``batch.final_obs`` ``(B, 2, OBS_DIM)``.
+  ``winner`` (-1: none), ``margin``, ``total`` ``(B, P)`` and, named after the game's deal
+  (a Gin *hand*, a Rummy *round*), ``<deal>_points`` ``(B, P)``, ``<deal>s_won`` ``(B, P)``
+  and ``<deal>s_played``. With ``final_observations=True`` the ended game's last
+  observation of every seat is in ``batch.final_obs`` ``(B, P, OBS_DIM)``.
 
 The arrays of a batch are buffers of the env, overwritten by the next call: copy what you
 keep. Games are dealt as in every rummyrl env: lane ``b`` of ``reset(seed=s)`` plays game
 ``b`` of seed ``s`` (lane 0 is the game ``reset(seed=s)`` deals in the PettingZoo and Gymnasium
 envs), and a lane's later games follow from the same seed. The seat bookkeeping
-(:class:`SeatRewards`) and the step loop (:class:`BatchedSelfPlay`) do not depend on Gin Rummy
-or on the number of players; a game plugs in through the ``_core_*`` methods, which
-:class:`EngineSelfPlay` implements for both rummyrl engines (Rummy: ``rummyrl.envs.rummy_vector``).
+(:class:`SeatRewards`) and the step loop (:class:`BatchedSelfPlay`) know no game; a game
+plugs in through the ``_core_*`` methods, which :class:`SelfPlay` implements for every
+registered engine.
 
-Single agent (:class:`GinRummyVectorEnv`): a ``gymnasium.vector.VectorEnv`` in which the
-learner plays one seat of each game and an opponent policy the other, inside the env (one
+Single agent (:class:`OpponentVectorEnv`): a ``gymnasium.vector.VectorEnv`` in which the
+learner plays one seat of each game and opponent policies the others, inside the env (one
 batched call per opponent move when the opponent is an ``agents.Agent``; a plain callable is
-called game by game). Its loop, :class:`OpponentVectorEnv`, serves any number of players.
+called game by game). Each game's module names its classes: ``rummyrl.envs.gin_vector``
+(``GinSelfPlay``, ``GinRummyVectorEnv``) and ``rummyrl.envs.rummy_vector`` (``RummySelfPlay``,
+``RummyVectorEnv``).
 """
+
 
 from __future__ import annotations
 
@@ -48,10 +54,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .games import GIN, GameSpec
-from .gin_rewards import GAME_POINTS_SCALE, HAND_POINTS_SCALE, RewardScheme
-from .options import check_render_mode, env_options, make_config, parse_seat
-from .rewards import ZeroSumRewards
+from rummyrl import games
+from rummyrl.games import Game
+
+from .options import check_render_mode, env_options, make_config, observation_space, parse_seat
+from .render import render
 from .seat_env import distinct, make_opponents, reseed_opponents
 
 
@@ -237,28 +244,31 @@ class BatchedSelfPlay:
 # --------------------------------------------------------------------------------------
 # Self-play over a rummyrl engine
 # --------------------------------------------------------------------------------------
-class EngineSelfPlay(BatchedSelfPlay):
-    """The ``_core_*`` methods for a rummyrl engine described by a :class:`GameSpec`; a game's
-    class sets ``game`` and ``reward_class`` (:class:`GinSelfPlay`,
-    ``rummyrl.envs.rummy_vector.RummySelfPlay``). ``batch.final`` holds ``winner``, ``margin``,
-    ``total`` and, named after the game's deal, ``<deal>_points`` (points won in deals),
-    ``<deal>s_won`` and ``<deal>s_played``."""
+class SelfPlay(BatchedSelfPlay):
+    """Batched self-play of ``game`` (a registry name or entry; see the module docstring).
+    Keyword arguments: ``reward`` (a scheme of the game's reward class, default its
+    per-deal points), ``points_scale`` and ``game_points_scale`` (default the game's),
+    ``final_observations`` and every rule option of the game's config. Reset options:
+    ``decks`` and ``dealers`` as the engine's ``init`` takes them (one deck for all lanes,
+    ``(B, 52)``, or a schedule ``(B, H, 52)``). ``batch.final`` holds ``winner``,
+    ``margin``, ``total`` and, named after the game's deal, ``<deal>_points`` (points won
+    in deals), ``<deal>s_won`` and ``<deal>s_played``."""
 
-    game: GameSpec
-    reward_class: type[ZeroSumRewards]
     final_fill = {"winner": -1}
 
-    def __init__(self, num_envs: int, reward, scales: tuple, final_observations: bool, rules: dict):
+    def __init__(self, game, num_envs: int, reward: str | None = None, points_scale: float | None = None,
+                 game_points_scale: float | None = None, final_observations: bool = False, **rules):
+        self.game = game = games.get(game)
         where = type(self).__name__
-        core = self.game.core
-        self.config = make_config(self.game.config_cls, rules, where, env_options(type(self)))
-        self.reward_scheme = self.reward_class.parse_for(reward, scales, where)
-        self.num_players = self.game.players(self.config)
-        self.num_actions = core.NUM_ACTIONS
-        self.obs_dim = core.OBS_DIM
+        self.config = make_config(game.config_cls, rules, where, env_options(type(self)))
+        self.reward_scheme = games.load(game.rewards).parse_for(reward or game.points_reward,
+                                                                (points_scale, game_points_scale), where)
+        self.num_players = game.players_of(self.config)
+        self.num_actions = game.num_actions
+        self.obs_dim = game.obs_dim
         super().__init__(num_envs, final_observations)
-        self.single_observation_space = self.game.observation_space(self.config)
-        self.single_action_space = spaces.Discrete(core.NUM_ACTIONS)
+        self.single_observation_space = observation_space(game, self.config)
+        self.single_action_space = spaces.Discrete(game.num_actions)
 
     def _final_buffers(self, num_envs):
         B, P, deal = num_envs, self.num_players, self.game.deal
@@ -271,17 +281,17 @@ class EngineSelfPlay(BatchedSelfPlay):
         unknown = sorted(set(options) - {"decks", "dealers"})
         if unknown:
             raise ValueError(f"{type(self).__name__}: unknown reset option(s) {unknown}; known: ['decks', 'dealers']")
-        self.state = self.game.core.init(self.num_envs, seed=seed, config=self.config,
+        self.state = self.game.engine.init(self.num_envs, seed=seed, config=self.config,
                                          decks=options.get("decks"), dealers=options.get("dealers"))
 
     def _core_next_games(self, rows):
-        self.game.core.reset_done(self.state, rows)
+        self.game.engine.reset_done(self.state, rows)
 
     def _core_step(self, actions):
-        self.game.core.step(self.state, actions, inplace=True)
+        self.game.engine.step(self.state, actions, inplace=True)
 
     def _core_observe(self, out, player=None):
-        self.game.core.observe(self.state, player, out=out)
+        self.game.engine.observe(self.state, player, out=out)
 
     def _core_rewards(self, out):
         rows = np.flatnonzero(self.game.deal_ended(self.state))
@@ -292,30 +302,13 @@ class EngineSelfPlay(BatchedSelfPlay):
 
     def _core_final(self, rows):
         st, f, deal = self.state, self.batch.final, self.game.deal
-        res = self.game.core.game_result(st, rows)
+        res = self.game.engine.game_result(st, rows)
         f["winner"][rows] = res.winner
         f["margin"][rows] = res.margin
         f["total"][rows] = res.total
         f[f"{deal}_points"][rows] = st.scores[rows]
         f[f"{deal}s_won"][rows] = self.game.deals_won(st)[rows]
         f[f"{deal}s_played"][rows] = self.game.deals_played(st)[rows]
-
-
-class GinSelfPlay(EngineSelfPlay):
-    """Batched Gin Rummy self-play (see the module docstring). Keyword arguments: ``reward``,
-    ``hand_points_scale``, ``game_points_scale`` (``rummyrl.envs.gin_rewards``),
-    ``final_observations`` and every rule option of ``rummyrl.gin.GinConfig``. Reset options:
-    ``decks`` and ``dealers`` as ``rummyrl.gin.init`` takes them (one deck for all lanes,
-    ``(B, 52)``, or a schedule ``(B, H, 52)``)."""
-
-    game = GIN
-    reward_class = RewardScheme
-
-    def __init__(self, num_envs: int, reward: str = "hand_points",
-                 hand_points_scale: float = HAND_POINTS_SCALE,
-                 game_points_scale: float = GAME_POINTS_SCALE,
-                 final_observations: bool = False, **rules):
-        super().__init__(num_envs, reward, (hand_points_scale, game_points_scale), final_observations, rules)
 
 
 # --------------------------------------------------------------------------------------
@@ -328,7 +321,7 @@ _MAX_OPPONENT_ROUNDS = 100_000
 class OpponentVectorEnv(VectorEnv):
     """``num_envs`` single-agent games as a ``gymnasium.vector.VectorEnv``: the learner plays
     one seat of each game, opponent policies the others, inside the env. A game's class sets
-    ``game`` and ``reward_class`` (:class:`GinRummyVectorEnv`, ``rummyrl.envs.rummy_vector.RummyVectorEnv``).
+    ``game`` (``rummyrl.envs.gin_vector.GinRummyVectorEnv``, ``rummyrl.envs.rummy_vector.RummyVectorEnv``).
 
     Opponents are given as in ``rummyrl.envs.seat_env`` (one for every other seat, or one per relative
     seat). The games where an opponent is to act move together, one ``step(..., active=)``
@@ -337,20 +330,19 @@ class OpponentVectorEnv(VectorEnv):
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}
-    game: GameSpec
-    reward_class: type[ZeroSumRewards]
+    game: Game
 
     def __init__(self, num_envs: int, opponent, seat, reward, scales: tuple, final_observations: bool,
                  render_mode: str | None, rules: dict):
         where = type(self).__name__
-        core = self.game.core
+        core = self.game.engine
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"{where}: num_envs must be a positive int, got {num_envs!r}")
         self.config = make_config(self.game.config_cls, rules, where, env_options(type(self)))
-        self.reward_scheme = self.reward_class.parse_for(reward, scales, where)
+        self.reward_scheme = games.load(self.game.rewards).parse_for(reward, scales, where)
         check_render_mode(render_mode, self.metadata["render_modes"], where)
         self.num_envs = B = int(num_envs)
-        self.num_players = P = self.game.players(self.config)
+        self.num_players = P = self.game.players_of(self.config)
         self.opponents = make_opponents(opponent, self.game.name, P, where, self.config)
         # each distinct opponent with the relative seats it plays (1..P-1)
         self._groups = [(o, np.array([j + 1 for j, x in enumerate(self.opponents) if x is o]),
@@ -359,7 +351,7 @@ class OpponentVectorEnv(VectorEnv):
         self._seat_now = self.fixed_seat
         self.final_observations = bool(final_observations)
         self.render_mode = render_mode
-        self.single_observation_space = self.game.observation_space(self.config)
+        self.single_observation_space = observation_space(self.game, self.config)
         self.single_action_space = spaces.Discrete(core.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, B)
         self.action_space = batch_space(self.single_action_space, B)
@@ -377,7 +369,7 @@ class OpponentVectorEnv(VectorEnv):
     # ---------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        where, core = type(self).__name__, self.game.core
+        where, core = type(self).__name__, self.game.engine
         options = dict(options or {})
         unknown = sorted(set(options) - {"decks", "dealers", "seat"})
         if unknown:
@@ -400,7 +392,7 @@ class OpponentVectorEnv(VectorEnv):
         return self._observations(), self._infos(done, {})
 
     def step(self, actions):
-        where, core = type(self).__name__, self.game.core
+        where, core = type(self).__name__, self.game.engine
         if self.state is None:
             raise RuntimeError(f"{where}: call reset() before step()")
         st, B = self.state, self.num_envs
@@ -446,7 +438,7 @@ class OpponentVectorEnv(VectorEnv):
     def _advance(self, done, terminated, truncated, final) -> None:
         """Reset ended games and let the opponents move until the learner is to act in every
         game."""
-        st, core, where = self.state, self.game.core, type(self).__name__
+        st, core, where = self.state, self.game.engine, type(self).__name__
         for _ in range(_MAX_OPPONENT_ROUNDS):
             if st.game_over.any():
                 rows = np.flatnonzero(st.game_over)
@@ -485,7 +477,7 @@ class OpponentVectorEnv(VectorEnv):
         raise RuntimeError(f"{where}: the opponents moved {_MAX_OPPONENT_ROUNDS} times in one step")
 
     def _record_final(self, rows: np.ndarray, final: dict) -> None:
-        st, B, P, core, deal = self.state, self.num_envs, self.num_players, self.game.core, self.game.deal
+        st, B, P, core, deal = self.state, self.num_envs, self.num_players, self.game.engine, self.game.deal
         if not final:
             final.update(winner=np.full(B, -1, np.int64), margin=np.zeros(B, np.int64),
                          total=np.zeros((B, P), np.int64), **{f"{deal}_points": np.zeros((B, P), np.int64),
@@ -507,7 +499,7 @@ class OpponentVectorEnv(VectorEnv):
 
     def _observations(self) -> dict:
         st = self.state
-        return {"observation": self.game.core.observe(st, self.seat), "action_mask": st.mask.astype(np.int8)}
+        return {"observation": self.game.engine.observe(st, self.seat), "action_mask": st.mask.astype(np.int8)}
 
     def _infos(self, done: np.ndarray, final: dict) -> dict:
         infos = {"action_mask": self.state.mask.astype(np.int8), "seat": self.seat.copy()}
@@ -526,28 +518,4 @@ class OpponentVectorEnv(VectorEnv):
         if self.state is None:
             raise RuntimeError(f"{type(self).__name__}: call reset() before render()")
         names = tuple(f"player_{p}" for p in range(self.num_players))
-        return tuple(self.game.render(self.state, b, names, None) for b in range(self.num_envs))
-
-
-class GinRummyVectorEnv(OpponentVectorEnv):
-    """``num_envs`` single-agent Gin Rummy games as a ``gymnasium.vector.VectorEnv``.
-
-    The learner plays one seat per game (``seat=None``: random each episode), ``opponent``
-    the other, as in :class:`rummyrl.envs.gym_gin.GinRummyEnv`, whose arguments it takes. Episodes
-    reset in the same step (``AutoresetMode.SAME_STEP``): where ``terminations | truncations``
-    the returned observation is the next episode's first, and ``infos["final_obs"]`` (dict of
-    ``(B, ...)`` arrays) and ``infos["final_info"]`` (``winner``, ``margin``, ``total``,
-    ``hand_points``, ``hands_played``, ``seat``, each ``(B, ...)``) describe the ended one, rows valid where
-    ``infos["_final_info"]``. ``infos["action_mask"]`` is the learner's mask. An illegal
-    learner action raises ``IllegalActionError`` naming the game.
-    """
-
-    game = GIN
-    reward_class = RewardScheme
-
-    def __init__(self, num_envs: int = 8, opponent="random", seat=None, reward: str = "hand_points",
-                 hand_points_scale: float = HAND_POINTS_SCALE,
-                 game_points_scale: float = GAME_POINTS_SCALE,
-                 final_observations: bool = True, render_mode: str | None = None, **rules):
-        super().__init__(num_envs, opponent, seat, reward, (hand_points_scale, game_points_scale),
-                         final_observations, render_mode, rules)
+        return tuple(render(self.game, self.state, b, names, None) for b in range(self.num_envs))
