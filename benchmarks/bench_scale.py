@@ -93,14 +93,14 @@ def bench_training(cfg, repeat: int, updates: int) -> dict:
 
 
 def bench_tournament(games: int, repeat: int) -> dict:
-    from rummyrl import evaluate
+    from rummyrl import tournament
 
-    evaluate.run_tournament(["expert", "simple"], games=40, show_progress=False)  # kernels loaded
+    tournament.run_tournament(["expert", "simple"], games=40, show_progress=False)  # kernels loaded
     best: dict = {}
     for r in range(repeat):
         for w in (0, 2):
             t = time.perf_counter()
-            res = evaluate.run_tournament(["expert", "simple"], games=games, chunk=500, show_progress=False,
+            res = tournament.run_tournament(["expert", "simple"], games=games, chunk=500, show_progress=False,
                                           workers=w)
             wall = time.perf_counter() - t
             n = res.pairings[0].games

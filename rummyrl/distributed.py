@@ -8,7 +8,7 @@ error that says how to install it.
   or ``HOST:PORT``), uses the Ray this process has already initialised (a notebook, the
   tests), or starts a local one; :meth:`RaySession.close` shuts down only what it started.
 * :class:`ChunkPlayer`: the tournament's actor; it plays chunks of a pairing's deals with
-  :func:`rummyrl.evaluate.play_chunk`, the function the in-process tournament calls, so a
+  :func:`rummyrl.tournament.play_chunk`, the function the in-process tournament calls, so a
   tournament's results do not depend on how many actors played it.
 
 The training's workers are in :mod:`rummyrl.training.workers`.
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-import pickle
 
 #: how to get Ray, in the project's words
 INSTALL_HINT = 'pip install -e ".[ray]"'
@@ -109,26 +108,3 @@ def pickled(obj) -> bytes:
     from ray import cloudpickle
 
     return cloudpickle.dumps(obj)
-
-
-class ChunkPlayer:
-    """A tournament actor: plays chunks of deals (:func:`rummyrl.evaluate.play_chunk`)."""
-
-    def __init__(self):
-        import torch
-
-        torch.set_num_threads(1)
-
-    def ready(self) -> int:
-        """Answers once the actor has started (its process id)."""
-        return os.getpid()
-
-    def play(self, key, agents: bytes, game: dict, chunk: dict) -> tuple:
-        """Play one chunk: ``key`` names it for the caller, ``agents`` is the pickled pair
-        (A, B), ``game`` the arguments of :func:`~rummyrl.evaluate.game_spec`, ``chunk``
-        the lanes of :func:`~rummyrl.evaluate.pairing_chunks`."""
-        from rummyrl import evaluate
-
-        spec = evaluate.game_spec(**game)
-        agent_a, agent_b = pickle.loads(agents)
-        return key, evaluate.play_chunk(agent_a, agent_b, spec, **chunk)

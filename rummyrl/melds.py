@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE, VALUE
+from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE, VALUE, parse_cards
 
 _FULL13 = (1 << NUM_RANKS) - 1
 _SHIFT13 = np.arange(NUM_RANKS, dtype=np.int64)
@@ -309,8 +309,6 @@ def arrangement_from_melds(melds_per_hand) -> Arrangement:
     Every meld must be valid (C-3) and no card may be used twice. The deadwood field is 0
     (it depends on the rest of the hand, which is not given).
     """
-    from .cards import parse_cards
-
     n = len(melds_per_hand)
     set_masks = np.zeros((n, NUM_SUITS), dtype=np.int64)
     run_masks = np.zeros((n, NUM_SUITS), dtype=np.int64)

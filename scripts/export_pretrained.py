@@ -16,8 +16,8 @@ import argparse
 import json
 import sys
 
-from rummyrl.agents.neural import export_weights, load_checkpoint, pretrained_path
-from rummyrl.evaluate import display_names
+from rummyrl.agents.checkpoint import export_weights, load_checkpoint, pretrained_path
+from rummyrl.tournament import display_names
 
 
 def main(argv=None) -> int:

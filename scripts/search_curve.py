@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from rummyrl.evaluate import run_tournament
+from rummyrl.tournament import run_tournament
 
 
 def parse_model(text: str) -> tuple[str, str]:

@@ -28,7 +28,7 @@ import json
 import sys
 from pathlib import Path
 
-from rummyrl import evaluate
+from rummyrl import tournament
 from rummyrl.agents import load_agent
 from rummyrl.agents.split import PHASES, PhaseSplitAgent
 
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
             agents[f"teacher but the {args.phase}"] = PhaseSplitAgent(base, teacher, phase=args.phase)
         rows = []
         for label, agent in agents.items():
-            t = evaluate.run_tournament(["a", args.opponent], game=args.game, games=args.games, unit=args.unit,
+            t = tournament.run_tournament(["a", args.opponent], game=args.game, games=args.games, unit=args.unit,
                                         players=args.players, seed=args.seed, show_progress=False,
                                         agents={"a": agent})
             p = t.pairings[0]

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import evaluate
-from rummyrl.agents.neural import save_checkpoint
+from rummyrl import report, stats, tournament
+from rummyrl.agents.checkpoint import save_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
     (1252, 2000, 0.6046, 0.6469),
 ])
 def test_wilson_interval_known_values(wins, n, lo, hi):
-    a, b = evaluate.wilson_interval(wins, n)
+    a, b = stats.wilson_interval(wins, n)
     assert a == pytest.approx(lo, abs=5e-4) and b == pytest.approx(hi, abs=5e-4)
 
 
@@ -39,17 +39,17 @@ def test_bradley_terry_recovers_known_strengths():
         for j in range(k):
             if i != j:
                 wins[i, j] = n / (1 + 10 ** ((elo[j] - elo[i]) / 400))
-    rating, se = evaluate.bradley_terry(wins)
+    rating, se = stats.bradley_terry(wins)
     assert rating - rating.mean() == pytest.approx(elo - elo.mean(), abs=1.0)
     assert (se < 3).all()
     # fewer games: the same ratings, wider errors (about 1/sqrt(games))
-    r_small, se_small = evaluate.bradley_terry(wins / 100)
+    r_small, se_small = stats.bradley_terry(wins / 100)
     assert r_small == pytest.approx(rating, abs=10)
     assert se_small == pytest.approx(se * 10, rel=0.1)
 
 
 def test_bradley_terry_two_agents_matches_the_log_odds():
-    rating, se = evaluate.bradley_terry(np.array([[0, 631], [369, 0]]))
+    rating, se = stats.bradley_terry(np.array([[0, 631], [369, 0]]))
     diff = rating[0] - rating[1]
     assert diff == pytest.approx(400 * math.log10(631 / 369), abs=1.5)  # the prior pulls a little
     # standard error of a difference of logits: 1 / sqrt(n p (1 - p)), split over two ratings
@@ -62,39 +62,39 @@ def test_bradley_terry_one_against_three_copies():
     1 game in 4 and get equal ratings; winning 40% means s_A / s_B = 3 * 0.4 / 0.6 = 2,
     400 * log10(2) = 120.4 Elo apart. Without the offset the 25% agent would look weak."""
     offset = np.array([[0.0, -math.log(3)], [math.log(3), 0.0]])
-    even, _ = evaluate.bradley_terry(np.array([[0, 25_000], [75_000, 0]]), offset=offset)
+    even, _ = stats.bradley_terry(np.array([[0, 25_000], [75_000, 0]]), offset=offset)
     assert even[0] - even[1] == pytest.approx(0.0, abs=0.5)
-    strong, _ = evaluate.bradley_terry(np.array([[0, 40_000], [60_000, 0]]), offset=offset)
+    strong, _ = stats.bradley_terry(np.array([[0, 40_000], [60_000, 0]]), offset=offset)
     assert strong[0] - strong[1] == pytest.approx(400 * math.log10(2), abs=0.5)
-    naive, _ = evaluate.bradley_terry(np.array([[0, 40_000], [60_000, 0]]))
+    naive, _ = stats.bradley_terry(np.array([[0, 40_000], [60_000, 0]]))
     assert naive[0] < naive[1]
     with pytest.raises(ValueError, match="antisymmetric"):
-        evaluate.bradley_terry(np.zeros((2, 2)), offset=np.ones((2, 2)))
+        stats.bradley_terry(np.zeros((2, 2)), offset=np.ones((2, 2)))
 
 
 def test_bradley_terry_stays_finite_for_a_clean_sweep():
-    rating, se = evaluate.bradley_terry(np.array([[0, 400], [0, 0]]))
+    rating, se = stats.bradley_terry(np.array([[0, 400], [0, 0]]))
     assert np.isfinite(rating).all() and np.isfinite(se).all() and rating[0] > rating[1]
 
 
 # ------------------------------------------------------------------ tournaments
 def test_tournament_counts_add_up_and_repeat_with_a_seed(tmp_path):
-    t1 = evaluate.run_tournament(["simple", "random", "expert"], games=40, seed=3, show_progress=False)
-    t2 = evaluate.run_tournament(["simple", "random", "expert"], games=40, seed=3, show_progress=False)
+    t1 = tournament.run_tournament(["simple", "random", "expert"], games=40, seed=3, show_progress=False)
+    t2 = tournament.run_tournament(["simple", "random", "expert"], games=40, seed=3, show_progress=False)
     assert len(t1.pairings) == 3
     for p, q in zip(t1.pairings, t2.pairings):
         assert p.games == 40 and p.wins_a + p.wins_b + p.draws == p.games
         assert p.to_dict() | {"seconds": 0} == q.to_dict() | {"seconds": 0}
-    jpath, ppath = evaluate.write_outputs(t1, tmp_path / "out")
+    jpath, ppath = report.write_outputs(t1, tmp_path / "out")
     data = json.loads(jpath.read_text())
     assert {p["a"] + "-" + p["b"] for p in data["pairings"]} == {"simple-random", "simple-expert", "random-expert"}
     assert ppath.stat().st_size > 5000
-    table = evaluate.format_table(t1)
+    table = report.format_table(t1)
     assert "| simple | random | 40 |" in table and "rating" in table
 
 
 def test_duplicate_deals_give_each_seat_the_same_cards():
-    seats, seeds = evaluate._lineups(2, 5, True, np.random.default_rng(0))
+    seats, seeds = tournament._lineups(2, 5, True, np.random.default_rng(0))
     assert np.array_equal(seats, np.tile([0, 1], 5))
     assert np.array_equal(seeds[0::2], seeds[1::2]) and len(set(seeds[0::2])) == 5
     from rummyrl import gin
@@ -108,16 +108,16 @@ def test_identical_agents_split_duplicate_games_evenly():
     # is played twice with seats swapped, so each side wins exactly one of each pair
     from rummyrl.agents import load_agent
 
-    spec = evaluate.game_spec("gin", "game")
-    r = evaluate.play_pairing(load_agent("simple"), load_agent("simple"), spec, 60, seed=1)
+    spec = tournament.match_config("gin", "game")
+    r = tournament.play_pairing(load_agent("simple"), load_agent("simple"), spec, 60, seed=1)
     assert r.wins_a == r.wins_b == 30
 
 
 def test_rummy_pairing_rotates_the_lone_agent_through_every_seat():
     from rummyrl.agents import load_agent
 
-    spec = evaluate.game_spec("rummy", "hand", 4)
-    r = evaluate.play_pairing(load_agent("simple", "rummy"), load_agent("random", "rummy"), spec, 40, seed=2)
+    spec = tournament.match_config("rummy", "hand", 4)
+    r = tournament.play_pairing(load_agent("simple", "rummy"), load_agent("random", "rummy"), spec, 40, seed=2)
     assert r.games == 40 and r.wins_a + r.wins_b + r.draws == 40
     assert r.wins_a > 20  # simple against three random players wins most rounds
 
@@ -133,7 +133,7 @@ def _run(*args):
     (["simple", "nowhere/model.pt"], ["does not exist"]),
     (["simple"], ["at least two agents"]),
     (["simple", "random", "--games", "0"], ["games"]),
-    (["--game", "rummy", "--players", "9", "simple", "random"], ["num_players"]),
+    (["--game", "rummy", "--players", "9", "simple", "random"], ["Rummy is played by 2..6 players, not 9"]),
     (["simple", "random", "--option", "knock_limit=-3"], ["knock_limit"]),
     (["simple", "random", "--option", "colour=red"], ["colour"]),
 ])
@@ -164,13 +164,13 @@ def test_checkpoint_errors(tmp_path):
 def test_chunks_play_the_same_games_as_one_batch():
     """A pairing cut into chunks: deterministic agents play exactly the games of one batch
     (the engines deal each game from its own seed); one chunk is the whole pairing."""
-    one = evaluate.run_tournament(["expert", "simple"], games=60, chunk=0, seed=7, show_progress=False)
-    cut = evaluate.run_tournament(["expert", "simple"], games=60, chunk=14, seed=7, show_progress=False)
+    one = tournament.run_tournament(["expert", "simple"], games=60, chunk=0, seed=7, show_progress=False)
+    cut = tournament.run_tournament(["expert", "simple"], games=60, chunk=14, seed=7, show_progress=False)
     assert one.pairings[0].to_dict() | {"seconds": 0} == cut.pairings[0].to_dict() | {"seconds": 0}
-    spec = evaluate.game_spec("gin", "game")
-    chunks = evaluate.pairing_chunks(spec, 60, seed=7, chunk=14)
+    spec = tournament.match_config("gin", "game")
+    chunks = tournament.pairing_chunks(spec, 60, seed=7, chunk=14)
     assert [c["seeds"].size for c in chunks] == [14, 14, 14, 14, 4]
-    whole = evaluate.pairing_chunks(spec, 60, seed=7, chunk=0)[0]
+    whole = tournament.pairing_chunks(spec, 60, seed=7, chunk=0)[0]
     assert np.array_equal(np.concatenate([c["seeds"] for c in chunks]), whole["seeds"])
     assert chunks[0]["agent_seeds"] == whole["agent_seeds"]  # the first chunk's agents as before chunks
 
@@ -180,4 +180,4 @@ def test_tournament_workers_without_ray_name_the_install_command(monkeypatch):
     from rummyrl.distributed import RayMissingError
 
     with pytest.raises(RayMissingError, match=r'pip install -e "\.\[ray\]"'):
-        evaluate.run_tournament(["simple", "random"], games=4, workers=2, show_progress=False)
+        tournament.run_tournament(["simple", "random"], games=4, workers=2, show_progress=False)
