@@ -31,19 +31,25 @@ EXPERT_FEATURES = ("expert", "expert_plan")
 _PREFERENCE_OF = {"expert": "expert", "expert_plan": "planner"}
 
 
+def available_features(game) -> list[str]:
+    """The feature sets ``game`` has: the expert's where it has the rule agent behind them,
+    the engine's where its registry entry names them, and ``none``."""
+    g = games.get(game)
+    return [k for k in FEATURES if (k not in _PREFERENCE_OF or _PREFERENCE_OF[k] in g.preferences)
+            and (k != "engine" or g.engine_features is not None)]
+
+
 def check_features(kind: str, game, expert_params: str = "") -> None:
     """Raise ValueError unless ``kind`` is a feature set that ``game`` has and
     ``expert_params`` (set only with the expert's features) parses."""
     g = games.get(game)
     if kind not in FEATURES:
         raise ValueError(f"net.features must be one of {list(FEATURES)}, got {kind!r}")
-    if kind in _PREFERENCE_OF and _PREFERENCE_OF[kind] not in g.preferences:
-        has = [k for k, a in _PREFERENCE_OF.items() if a in g.preferences]
-        raise ValueError(f"net.features={kind!r} needs the {_PREFERENCE_OF[kind]!r} rule agent, which "
-                         f"{g.title} has not; use one of {has + ['none']}")
-    if kind == "engine" and g.engine_features is None:
-        raise ValueError(f"net.features='engine' needs the engine's per-action features, which {g.title} "
-                         f"has not yet; use 'expert' or 'none'")
+    if kind not in available_features(g):
+        why = (f"needs the {_PREFERENCE_OF[kind]!r} rule agent" if kind in _PREFERENCE_OF
+               else "needs the engine's per-action features")
+        raise ValueError(f"net.features={kind!r} {why}, which {g.title} has not; "
+                         f"use one of {available_features(g)}")
     if expert_params and kind not in EXPERT_FEATURES:
         raise ValueError(f"net.expert_params is for the expert's features {list(EXPERT_FEATURES)}, not {kind!r}")
     parse_expert_params(g.name, expert_params)

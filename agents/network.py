@@ -74,7 +74,11 @@ class NetConfig:
             raise ValueError(f"net.layers must be an integer >= 1, got {self.layers!r}")
         if isinstance(self.card_channels, bool) or not isinstance(self.card_channels, int) or self.card_channels <= 0:
             raise ValueError(f"net.card_channels must be a positive integer, got {self.card_channels!r}")
-        check_features(self.features, game, self.expert_params)
+        try:
+            check_features(self.features, game, self.expert_params)
+        except ValueError as e:
+            field = "net.expert_params" if self.expert_params and "net." not in str(e) else ""
+            raise ValueError(f"{field}: {e}" if field else str(e)) from None
         if not self.uses_expert and self.prior_scale:
             raise ValueError(f"net.prior_scale must be 0 when net.features is {self.features!r} "
                              f"(the prior is the expert's preference), got {self.prior_scale}")

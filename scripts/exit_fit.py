@@ -8,7 +8,7 @@
 Trailing ``key=value`` arguments override the config as in train.py (the network's width,
 ``learning_rate``, ``minibatch_size``, ``vf_coef``, ``exit.depart_weight``, ``seed``).
 Prints one line per epoch (validation loss, accuracy, accuracy on search's departures and,
-for records of ``exit.target=softmax``, ``q_gain``: search's value of the network's moves
+for records of ``exit.record_values=true``, ``q_gain``: search's value of the network's moves
 minus that of the moves of the network that made the data, and ``q_gain_expert``: minus the
 expert's, points per decision) and writes them to ``<out>.json`` and to TensorBoard
 (``distill/<metric>`` by epoch, in ``--logdir``: by default the folder of ``<out>`` without
@@ -44,13 +44,13 @@ def main(argv=None) -> int:
                     help="hold out one records file in this many for validation (default 10)")
     ap.add_argument("--select", choices=SELECT, default="loss",
                     help="keep the epoch with the lowest validation loss (default) or the highest q_gain "
-                         "(search's value of the network's moves, records of exit.target=softmax)")
+                         "(search's value of the network's moves, records of exit.record_values=true)")
     ap.add_argument("--first", type=int,
                     help="fit the first FIRST records files only (the data of a run's first minutes)")
     ap.add_argument("--init", help="start from this checkpoint's network instead of a fresh one")
     ap.add_argument("--min-gain", type=float,
                     help="teach search's departures only where its values put its choice at least this many "
-                         "points above the network's (elsewhere the network's own choice); exit.target=choice")
+                         "points above the network's (elsewhere the network's own choice)")
     ap.add_argument("--logdir", help="TensorBoard folder for the epochs' metrics (default: OUT without its "
                                      "suffix, e.g. runs/fit/fit.pt -> runs/fit/fit/; no suffix: OUT_tb/)")
     ap.add_argument("overrides", nargs="*", help="config overrides key=value")

@@ -262,7 +262,7 @@ def test_expert_plan_is_refused_for_gin_and_without_its_game():
         known_stock_outlook(np.zeros((1, 100), np.float32), np.array([0]), P)
     from rummyrl.training.config import ConfigError, load_config
 
-    with pytest.raises(ConfigError, match="expert_plan' is built for rummy only"):
+    with pytest.raises(ConfigError, match=r"expert_plan' needs the 'planner' rule agent, which Gin Rummy has not; use one of \['expert', 'engine', 'none'\]"):
         load_config(None, ["net.features=expert_plan"])
     assert load_config("configs/rummy.yaml", ["net.features=expert_plan"]).net.uses_expert
 
