@@ -8,8 +8,8 @@
     python train.py workers=2                              # rollouts on 2 Ray actors (pip install -e ".[ray]")
     python train.py ray_address=auto workers=16 device=cuda  # join a Ray cluster, learn on the GPU
 
-The trainer itself is the package rummyrl.training (config, opponent pool, rollouts, PPO,
-checkpoints, evaluation, the main loop). Its names are importable from here too, so
+The trainer itself is the package rummyrl.training (config, opponent pool, lanes and their
+step loop, rollouts, PPO, expert iteration, checkpoints, evaluation, the main loop). Its names are importable from here too, so
 ``from rummyrl import train`` gives ``train.train``, ``train.load_config``,
 ``train.TrainConfig`` (every config field documented there) and the rest.
 
@@ -25,13 +25,13 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from rummyrl.agents.neural import load_checkpoint
+from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.distributed import RayUnavailableError
 from rummyrl.training import (EVAL_SEED, EXPERT, FIELDS, FINAL_EVAL_SEED, KINDS, RANDOM, SELF, SIMPLE, SNAPSHOT,
-                              ConfigError, EvalConfig, OpponentConfig, OpponentPool, Rollout, TrainConfig, Trainer,
-                              collect_rollout, env_state_dict, evaluate_policy, final_report, gae, load_config,
+                              ConfigError, EvalConfig, Lanes, OpponentConfig, OpponentPool, Rollout, TrainConfig,
+                              Trainer, env_state_dict, evaluate_policy, final_report, gae, load_config,
                               load_env_state, make_selfplay, plot_learning_curve, ppo_update, reward_scheme,
-                              to_overrides, train)
+                              to_overrides, train, upgrade)
 
 #: the overrides of ``--quick``
 QUICK = ["total_steps=400000", "time_limit_minutes=4", "num_envs=128", "eval.every_minutes=1",
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
         resume = None
         if args.resume:
             resume = load_checkpoint(args.resume)
-            base = resume["train_config"]
+            base = upgrade(resume["train_config"])  # a config saved by an earlier version in today's keys
             cfg = load_config(None, to_overrides(base) + (QUICK if args.quick else []) + args.overrides)
         else:
             path = args.config or "configs/gin_rummy.yaml"
@@ -77,11 +77,10 @@ def main(argv=None) -> int:
 
 
 __all__ = [
-    "ConfigError", "EVAL_SEED", "EXPERT", "EvalConfig", "FIELDS", "FINAL_EVAL_SEED", "KINDS", "OpponentConfig",
-    "OpponentPool", "QUICK", "RANDOM", "Rollout", "SELF", "SIMPLE", "SNAPSHOT", "TrainConfig", "Trainer",
-    "collect_rollout", "env_state_dict", "evaluate_policy", "final_report", "gae", "load_config",
-    "load_env_state", "main", "make_selfplay", "plot_learning_curve", "ppo_update", "reward_scheme",
-    "to_overrides", "train",
+    "ConfigError", "EVAL_SEED", "EXPERT", "EvalConfig", "FIELDS", "FINAL_EVAL_SEED", "KINDS", "Lanes",
+    "OpponentConfig", "OpponentPool", "QUICK", "RANDOM", "Rollout", "SELF", "SIMPLE", "SNAPSHOT", "TrainConfig",
+    "Trainer", "env_state_dict", "evaluate_policy", "final_report", "gae", "load_config", "load_env_state", "main",
+    "make_selfplay", "plot_learning_curve", "ppo_update", "reward_scheme", "to_overrides", "train", "upgrade",
 ]
 
 if __name__ == "__main__":

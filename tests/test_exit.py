@@ -10,10 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import evaluate, gin, melds, train
+from rummyrl import evaluate, games, gin, melds, train
 from rummyrl.agents import load_agent
-from rummyrl.agents.neural import (PRIOR_ILLEGAL, NetConfig, NeuralAgent, PolicyNet, engine_features, game_io,
-                                   load_checkpoint)
+from rummyrl.agents.checkpoint import load_checkpoint
+from rummyrl.agents.features import PRIOR_ILLEGAL
+from rummyrl.agents.network import NetConfig, PolicyNet
+from rummyrl.agents.neural import NeuralAgent
+from rummyrl.engine_features import gin_features
 from rummyrl.training import exit as exit_mod
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,8 +69,7 @@ def test_distillation_learns_the_teachers_choices():
     obs, mask = positions(256)
     rng = np.random.default_rng(0)
     target = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
-    io = game_io("gin")
-    net = PolicyNet(io, NetConfig(hidden=64, layers=2, prior_scale=0.0, features="none"))
+    net = PolicyNet("gin", NetConfig(hidden=64, layers=2, prior_scale=0.0, features="none"))
     feats = np.where(mask, 0.0, PRIOR_ILLEGAL).astype(np.float16)
     buf = exit_mod.ReplayBuffer(1000)
     buf.add({"obs": obs, "prior": feats, "mask": mask, "target": target, "net_choice": target,
@@ -89,9 +91,8 @@ def test_depart_weight_decides_between_conflicting_targets(weight, learned):
     rng = np.random.default_rng(4)
     a1 = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
     a2 = np.array([rng.choice(np.flatnonzero(m & (np.arange(m.size) != x))) for m, x in zip(mask, a1)])
-    io = game_io("gin")
     torch.manual_seed(0)
-    net = PolicyNet(io, NetConfig(hidden=64, layers=2, prior_scale=0.0, features="none"))
+    net = PolicyNet("gin", NetConfig(hidden=64, layers=2, prior_scale=0.0, features="none"))
     feats = np.where(mask, 0.0, PRIOR_ILLEGAL).astype(np.float16)
     buf = exit_mod.ReplayBuffer(1000)
     twice = lambda x: np.concatenate([x, x])  # noqa: E731
@@ -106,40 +107,40 @@ def test_depart_weight_decides_between_conflicting_targets(weight, learned):
     assert share > 0.9, share
 
 
-def test_soft_targets_are_the_softmax_of_search_values_over_its_candidates():
-    cand = np.array([[4, 7, 9], [2, -1, -1], [5, 1, -1]])
-    values = np.array([[10.0, 0.0, 10.0], [np.nan] * 3, [-3.0, 2.0, np.nan]])
-    pi = exit_mod.soft_targets(np.array([4, 2, 1]), cand, values, 5.0, 12)
-    assert pi.shape == (3, 12) and np.allclose(pi.sum(1), 1.0)
-    e2 = np.exp(-2.0)  # 10 points at temperature 5
-    assert np.allclose(pi[0, [4, 7, 9]], np.array([1, e2, 1]) / (2 + e2))
-    assert pi[1, 2] == 1.0  # not searched: one-hot on the choice
-    assert np.isclose(pi[2, 1], 1 / (1 + np.exp(-1.0))) and np.isclose(pi[2, 5], 1 / (1 + np.exp(1.0)))
-    cold = exit_mod.soft_targets(np.array([4, 2, 1]), cand, values, 0.01, 12)
-    assert cold[2, 1] > 0.999  # a low temperature is the best mean
-
-
-def test_softmax_targets_in_a_tiny_run_follow_search_values(tmp_path):
-    """exit.target=softmax: every record's distribution sums to 1 over legal actions and is
-    soft where search's values were close; distillation trains on it."""
+def test_record_values_keeps_search_values_beside_its_choice(tmp_path):
+    """exit.record_values: every record keeps search's candidates and its mean value of each;
+    its choice (the target) is among the candidates and, with z=0, the one of the best mean;
+    the policy target stays its choice. A teacher without values is refused."""
     cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
-                            TINY_EXIT + ["exit.target=softmax", "exit.temperature=2"])
-    tr = train.train(cfg, run_dir=tmp_path / "soft", progress=False)
+                            TINY_EXIT + ["exit.record_values=true", "exit.teacher=search:worlds=2,topk=2,z=0"])
+    tr = train.train(cfg, run_dir=tmp_path / "values", progress=False)
     n = tr.exit_buffer.size
-    pi, mask = tr.exit_buffer.data["pi"][:n].astype(np.float32), tr.exit_buffer.data["mask"][:n]
-    assert n > 0 and np.allclose(pi.sum(1), 1.0, atol=1e-2)
-    assert (pi[~mask] == 0).all()
-    soft = (pi.max(1) < 0.99).mean()
-    assert soft > 0.05  # search saw close values on some decisions: the targets are not one-hot
-    # the records keep the values the targets came from: the distribution is made again from them
     d = tr.exit_buffer.data
+    assert n > 0 and "pi" not in d
     cand, q, target = d["cand"][:n].astype(np.int64), d["q"][:n], d["target"][:n]
-    again = exit_mod.soft_targets(target, cand, q, 2.0, mask.shape[1])
-    assert np.allclose(again, pi, atol=2e-3)
     searched = np.isfinite(q).sum(1) > 1
     assert searched.any() and (cand[searched] == target[searched, None]).any(1).all()
-    with pytest.raises(train.ConfigError, match="softmax needs the action values of a search teacher"):
-        train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.target=softmax", "exit.teacher=expert"])
+    best = cand[searched, np.nanargmax(np.where(np.isfinite(q[searched]), q[searched], -np.inf), 1)]
+    assert np.array_equal(target[searched], best)
+    assert (cand[~searched, 0] == target[~searched]).all()  # one candidate: nothing to weigh
+    with pytest.raises(train.ConfigError, match="exit.record_values needs the action values of a search teacher"):
+        train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.record_values=true", "exit.teacher=expert"])
+
+
+def test_a_data_run_with_learn_false_leaves_the_network_as_it_started(tmp_path):
+    """exit.learn=false: the records come and the losses are logged, the weights do not move
+    (the optimizer never steps); with learn=true the same run moves them."""
+    same, stepped = {}, {}
+    for learn in ("false", "true"):
+        cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [f"exit.learn={learn}"])
+        start = train.Trainer(cfg, tmp_path / "start")
+        start.setup()
+        seen = []
+        tr = train.train(cfg, run_dir=tmp_path / learn, progress=False, on_update=lambda t: seen.append(t.exit_buffer.size))
+        assert tr.updates == 3 and seen[-1] > 0
+        same[learn] = all(torch.equal(p, tr.net.state_dict()[k]) for k, p in start.net.state_dict().items())
+        stepped[learn] = bool(tr.opt.state)
+    assert same == {"false": True, "true": False} and stepped == {"false": False, "true": True}
 
 
 def test_with_exit_plays_network_the_teacher_labels_positions_it_does_not_choose(tmp_path):
@@ -207,7 +208,7 @@ def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_pa
     from rummyrl.training import offline
 
     cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
-        "exit.target=softmax", "exit.save_records=true", "rollout_steps=24", "total_steps=1152"])
+        "exit.record_values=true", "exit.save_records=true", "rollout_steps=24", "total_steps=1152"])
     train.train(cfg, run_dir=tmp_path / "run", progress=False)
     fit_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
         "net.hidden=32", "learning_rate=0.003", "minibatch_size=64"])
@@ -226,25 +227,19 @@ def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_pa
     with pytest.raises(ValueError, match="min_gain must be > 0"):  # refused before any record is read
         offline.fit(fit_cfg, tmp_path / "no_records", out, epochs=1, valid_every=2, min_gain=-1.0)
 
-    # the fit's exit.target decides: search's choice, also from records that hold its distribution
-    def weights(cfg, name):
-        offline.fit(cfg, tmp_path / "run" / "records", tmp_path / name, epochs=1, valid_every=2, log=lambda *_: None)
+    # the target is search's choice: records with its values train the network as records without them
+    def weights(name):
+        offline.fit(fit_cfg, tmp_path / "run" / "records", tmp_path / name, epochs=1, valid_every=2,
+                    log=lambda *_: None)
         return load_checkpoint(tmp_path / name, "gin")["model"]
 
-    soft_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
-        "net.hidden=32", "learning_rate=0.003", "minibatch_size=64", "exit.target=softmax"])
-    with_pi, soft = weights(fit_cfg, "choice.pt"), weights(soft_cfg, "soft.pt")
-    with pytest.raises(ValueError, match="it needs exit.target=choice; got min_gain=5.0, exit.target='softmax'"):
-        offline.fit(soft_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, min_gain=5.0)
+    with_values = weights("values.pt")
     for f in (tmp_path / "run" / "records").glob("records_*.npz"):
         d = dict(np.load(f))
-        del d["q"], d["pi"]
+        del d["q"], d["cand"]
         np.savez(f, **d)
-    without_pi = weights(fit_cfg, "choice_again.pt")
-    assert all(torch.equal(with_pi[k], without_pi[k]) for k in with_pi)
-    assert not all(torch.equal(with_pi[k], soft[k]) for k in with_pi)
-    with pytest.raises(ValueError, match="holds its choices only"):
-        weights(soft_cfg, "no_pi.pt")
+    without_values = weights("choices.pt")
+    assert all(torch.equal(with_values[k], without_values[k]) for k in with_values)
     with pytest.raises(ValueError, match="needs search's values in the records"):
         offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, select="q_gain")
 
@@ -262,9 +257,9 @@ def test_a_knock_phase_run_records_only_the_knock_decisions(tmp_path):
         mask = tr.exit_buffer.data["mask"][:n]
         assert n > 0 and rows("gin", mask).all(), f"{phase}: a recorded decision is not one of the phase's"
         assert mask[np.arange(n), tr.exit_buffer.data["target"][:n]].all()
-    with pytest.raises(train.ConfigError, match="knock needs game gin"):
+    with pytest.raises(train.ConfigError, match="exit.phase=knock: knock decisions do not exist in Rummy"):
         train.load_config(ROOT / "configs" / "rummy_exit.yaml", ["exit.phase=knock"])
-    with pytest.raises(train.ConfigError, match="stock needs game rummy"):
+    with pytest.raises(train.ConfigError, match="exit.phase=stock: stock decisions do not exist in Gin Rummy"):
         train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.phase=stock"])
 
 
@@ -300,11 +295,10 @@ def test_the_plain_network_holds_no_expert(monkeypatch):
     from rummyrl.agents import gin_expert
 
     obs, mask = positions(48)
-    io = game_io("gin")
     torch.manual_seed(0)
-    plain = NeuralAgent(PolicyNet(io, NetConfig(hidden=32, prior_scale=0.0, features="engine")))
+    plain = NeuralAgent(PolicyNet("gin", NetConfig(hidden=32, prior_scale=0.0, features="engine")))
     torch.manual_seed(0)
-    default = NeuralAgent(PolicyNet(io, NetConfig(hidden=32, prior_scale=2.0)))
+    default = NeuralAgent(PolicyNet("gin", NetConfig(hidden=32, prior_scale=2.0)))
     for p in list(plain.net.parameters()) + list(default.net.parameters()):
         torch.nn.init.normal_(p, std=0.1)  # heads start at zero; make every input count
     before = plain.logits(obs, mask), default.logits(obs, mask)
@@ -319,7 +313,7 @@ def test_the_plain_network_holds_no_expert(monkeypatch):
 
 def test_engine_features_are_the_deadwood_arithmetic():
     obs, mask = positions(40, steps=7)
-    f = engine_features("gin", obs, mask)
+    f = gin_features(obs, mask)
     hands = obs[:, gin.OBS_LAYOUT["hand"]] > 0.5
     top = obs[:, gin.OBS_LAYOUT["top_discard"]]
     checked = 0
@@ -342,20 +336,22 @@ def test_engine_features_are_the_deadwood_arithmetic():
                 checked += 1
     assert checked > 100
     assert (f[~mask] == PRIOR_ILLEGAL).all()
-    with pytest.raises(ValueError, match="gin only"):
-        engine_features("rummy", obs, mask)
+    assert games.get("rummy").engine_features is None  # Rummy has none yet: a network is refused them
+    with pytest.raises(ValueError, match="net.features='engine' needs the engine's per-action features"):
+        NetConfig(features="engine", prior_scale=0.0).check("rummy")
 
 
 @pytest.mark.parametrize("override, words", [
-    (["net.features=engine"], ["prior_scale must be 0"]),
+    (["net.features=engine", "net.expert_params=''"], ["prior_scale must be 0"]),
     (["net.features=smart"], ["net.features", "smart"]),
     (["algo=alphazero"], ["algo", "alphazero"]),
     (["algo=exit", "exit.teacher=grandmaster"], ["exit.teacher", "grandmaster"]),
-    (["algo=exit", "exit.rollout=oracle"], ["exit.rollout", "oracle"]),
+    (["algo=exit", "exit.rollout=network"], ["exit.rollout was removed", "exit.teacher='search:rollout="]),
     (["eval.max_hands=-1"], ["eval.max_hands"]),
     (["algo=exit", "exit.depart_weight=0"], ["exit.depart_weight"]),
-    (["algo=exit", "exit.target=visits"], ["exit.target", "visits"]),
-    (["algo=exit", "exit.temperature=-1"], ["exit.temperature"]),
+    (["algo=exit", "exit.target=softmax"], ["exit.target was removed", "exit.record_values: true"]),
+    (["algo=exit", "exit.temperature=2"], ["exit.temperature was removed", "exit.record_values"]),
+    (["net.card_encoder=false"], ["net.card_encoder was removed", "delete the key"]),
     (["algo=exit", "exit.phase=meld"], ["exit.phase", "meld"]),
 ])
 def test_config_errors_of_the_new_keys(override, words):
@@ -393,7 +389,8 @@ def test_rummy_expert_iteration_runs_and_its_checkpoint_plays(tmp_path):
                                          "rules.stock_passes=2"])
     tr = train.train(cfg, run_dir=tmp_path / "rummy", progress=False)
     assert tr.updates == 3 and tr.exit_buffer.size > 0
-    assert tr.exit_teacher.config.stock_passes == 2 and tr.exit_teacher.config.num_players == 3  # the run's rules
+    teacher = tr.lanes.teacher
+    assert teacher.config.stock_passes == 2 and teacher.config.num_players == 3  # the run's rules
     buf = tr.exit_buffer.data
     n = tr.exit_buffer.size
     assert buf["mask"][np.arange(n), buf["target"][:n]].all()

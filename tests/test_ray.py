@@ -28,7 +28,7 @@ ray = pytest.importorskip("ray")
 import torch  # noqa: E402
 
 from rummyrl import evaluate, train  # noqa: E402
-from rummyrl.agents.neural import load_checkpoint  # noqa: E402
+from rummyrl.agents.checkpoint import load_checkpoint  # noqa: E402
 from test_train import TINY as TRAIN_TINY  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,10 @@ import pytest
 import torch
 
 from rummyrl import train
-from rummyrl.agents.neural import NetConfig, NeuralAgent, PolicyNet, expert_prior, game_io, load_checkpoint, sample_actions
+from rummyrl.agents.checkpoint import load_checkpoint
+from rummyrl.agents.features import expert_prior
+from rummyrl.agents.network import NetConfig, PolicyNet, masked_entropy
+from rummyrl.agents.neural import NeuralAgent, sample_actions
 from rummyrl import gin
 from rummyrl.random_play import random_actions
 
@@ -74,7 +77,7 @@ def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
         assert torch.allclose(p, b[name], atol=1e-6, rtol=0), name
         moved += float((p - start[name]).abs().sum())
     assert moved > 1e-3  # training changed the weights, so the comparison means something
-    assert np.array_equal(whole.env.state.hands, resumed.env.state.hands)
+    assert np.array_equal(whole.lanes.env.state.hands, resumed.lanes.env.state.hands)
 
 
 def test_init_starts_a_run_from_another_checkpoints_network(tmp_path):
@@ -120,13 +123,12 @@ def test_resume_with_another_number_of_lanes_starts_the_games_afresh(tmp_path, c
     resumed = train.train(wider, run_dir=tmp_path / "b", resume=data, max_updates=1, progress=False)
     assert "16 game lanes" in capsys.readouterr().err
     assert resumed.updates == 2 and resumed.global_step == first.global_step + 8 * 24
-    assert resumed.env.state.hands.shape[0] == 24 and len(resumed.lane_kind) == 24
+    assert resumed.lanes.env.state.hands.shape[0] == 24 and len(resumed.lanes.kind) == 24
 
 
 def test_policy_never_picks_a_masked_action():
-    io = game_io("gin")
     torch.manual_seed(0)
-    net = PolicyNet(io, NetConfig(hidden=32, layers=1, prior_scale=0.5))
+    net = PolicyNet("gin", NetConfig(hidden=32, layers=1, prior_scale=0.5))
     with torch.no_grad():  # a random, non-zero policy head: the prior alone does not decide
         net.policy.weight.normal_(0, 1.0)
     rng = np.random.default_rng(1)
@@ -151,16 +153,13 @@ def test_policy_never_picks_a_masked_action():
 
 
 def test_masked_logits_carry_no_probability_and_finite_entropy():
-    io = game_io("gin")
-    net = PolicyNet(io, NetConfig(hidden=16, layers=1))
+    net = PolicyNet("gin", NetConfig(hidden=16, layers=1))
     state = gin.init(64, seed=5)
     obs = gin.observe(state)
     prior = expert_prior("gin", obs, state.mask)
     logits, value = net(torch.from_numpy(obs), torch.from_numpy(prior), torch.from_numpy(state.mask))
     p = torch.softmax(logits, 1)
     assert float(p.detach()[~torch.from_numpy(state.mask)].max()) == 0.0
-    from rummyrl.agents.neural import masked_entropy
-
     ent = masked_entropy(logits, torch.from_numpy(state.mask))
     assert torch.isfinite(ent).all() and (ent >= 0).all()
     assert value.shape == (64,)
@@ -198,7 +197,7 @@ def test_best_checkpoint_is_chosen_by_eval_best_by(best_by, tmp_path):
     from rummyrl.training.evaluation import periodic_eval
 
     cfg = train.load_config(None, [f"eval.best_by={best_by}", "eval.games=20", "eval.unit=hand"])
-    net = PolicyNet(game_io("gin"), NetConfig(hidden=16, layers=1, prior_scale=2.0))
+    net = PolicyNet("gin", NetConfig(hidden=16, layers=1, prior_scale=2.0))
     saved, logged = [], {}
     writer = SimpleNamespace(add_scalar=lambda tag, v, step: logged.__setitem__(tag, v), flush=lambda: None)
     tr = SimpleNamespace(cfg=cfg, net=net, global_step=0, elapsed=0.0, best_score=-1.0, last_eval={},
@@ -256,13 +255,13 @@ def test_a_minibatch_of_one_sample_keeps_the_weights_finite(tmp_path):
     cfg = train.load_config(None, TINY)
     tr = train.Trainer(cfg, tmp_path)
     tr.setup()
-    train.collect_rollout(tr, {})
-    idx, adv, ret = tr.rollout.advantages(cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
+    tr.lanes.collect(tr.net, {})
+    idx, adv, ret = tr.lanes.rollout.advantages(cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
     assert idx.size > 2
     import dataclasses
 
     one_left = dataclasses.replace(cfg, minibatch_size=idx.size - 1)  # the last minibatch: one sample
-    stats = train.ppo_update(tr.net, tr.opt, tr.rollout, idx, adv, ret, one_left, tr.torch_gen)
+    stats = train.ppo_update(tr.net, tr.opt, tr.lanes.rollout, idx, adv, ret, one_left, tr.torch_gen)
     assert all(np.isfinite(v) for v in stats.values())
     assert all(torch.isfinite(p).all() for p in tr.net.parameters())
 
@@ -319,3 +318,44 @@ def test_workers_without_ray_name_the_install_command(monkeypatch):
     with pytest.raises(train.ConfigError, match=r'workers=2 needs Ray.*pip install -e "\.\[ray\]"'):
         train.load_config(None, TINY + ["workers=2"])
     assert train.load_config(None, TINY + ["workers=0"]).workers == 0
+
+
+def test_restored_games_credit_the_rewards_owed_at_the_checkpoint_on_time():
+    """A deal's points reach each seat when it next acts; a checkpoint taken while some seat
+    is still owed its points must hand them over at that seat's next move after a resume, as
+    the uninterrupted games do (not at a later deal's end)."""
+    from rummyrl.training.lanes import env_state_dict, load_env_state
+
+    cfg = train.load_config(ROOT / "configs" / "rummy.yaml", ["num_players=3", "num_envs=32"])
+    rng = np.random.default_rng(1)
+    whole = train.Lanes(cfg, np.random.default_rng(0))
+    while not whole.env.seats.pending.any():
+        whole.env.step(random_actions(whole.env.batch.mask, rng))
+    resumed = train.Lanes(cfg, np.random.default_rng(0))
+    load_env_state(resumed.env, env_state_dict(whole.env))
+    credited = 0
+    for _ in range(300):
+        actions = random_actions(whole.env.batch.mask, rng)
+        a, b = whole.env.step(actions), resumed.env.step(actions)
+        assert np.array_equal(a.rewards, b.rewards) and np.array_equal(a.obs, b.obs)
+        credited += int(np.count_nonzero(a.rewards))
+    assert credited > 0
+
+
+def test_a_saved_config_of_an_earlier_version_resumes_in_todays_keys(capsys):
+    """upgrade(): a checkpoint's train_config with removed keys (the card-set encoder's,
+    exit.target, exit.temperature, exit.rollout) loads again; soft-max targets become search's
+    choice with its values recorded, and it says so. The same keys in a config file are
+    refused, naming what replaced them."""
+    import dataclasses
+
+    saved = dataclasses.asdict(train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml"))
+    saved["net"] |= {"card_encoder": False, "card_dim": 32}
+    saved["exit"] |= {"target": "softmax", "temperature": 5.0, "rollout": "expert"}
+    del saved["exit"]["record_values"]
+    cfg = train.load_config(None, train.to_overrides(train.upgrade(saved)))
+    assert cfg.exit.record_values and cfg.net == train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml").net
+    assert "exit.target=softmax" in capsys.readouterr().err
+    for key, value in (("exit.target", "choice"), ("exit.rollout", "expert"), ("net.card_dim", 32)):
+        with pytest.raises(train.ConfigError, match=f"{key} was removed"):
+            train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [f"{key}={value}"])

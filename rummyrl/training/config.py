@@ -2,20 +2,31 @@
 
 :class:`TrainConfig` documents every field; :func:`load_config` builds one from a file and
 overrides and raises :class:`ConfigError` naming the key of anything unknown or out of
-range. :func:`to_overrides` turns a saved config back into overrides (``--resume``).
+range; what a game allows (players, rules, rewards, network features) the game registry
+(``rummyrl.games``) and the network's own check (``NetConfig.check``) say. A key that was
+removed is refused with what replaced it (:data:`RETIRED`). :func:`to_overrides` turns a
+saved config back into overrides (``--resume``), after :func:`upgrade` has read it in
+today's keys.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
+import re
+import sys
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import torch
 import yaml
 
-from rummyrl.agents.neural import NetConfig
+from rummyrl import distributed, games
+from rummyrl.agents import load_agent
+from rummyrl.agents.network import NetConfig
+from rummyrl.agents.split import PHASES, check_phase
 
 
 @dataclass
@@ -65,21 +76,21 @@ class ExitConfig:
     """Expert iteration (``algo: exit``, :mod:`rummyrl.training.exit`)."""
 
     teacher: str = "search"
-    """The agent whose decisions the network learns: an agent spec, e.g. ``search:worlds=32``."""
-    rollout: str = "expert"
-    """Search's rollout policy and candidate ranking: ``expert`` (the teacher's own) or
-    ``network`` (the current network, updated every iteration)."""
+    """The agent whose decisions the network learns: an agent spec, e.g. ``search:worlds=32``
+    (search's own options choose its rollout policy: ``search:rollout=runs/NAME/best.pt``)."""
     buffer: int = 200_000
     """Finished decisions kept for training (the oldest dropped)."""
     batches: int = 16
     """Minibatches (of ``minibatch_size``) trained on per iteration."""
-    target: str = "choice"
-    """The policy target: ``choice`` (search's chosen action) or ``softmax`` (a soft-max of
-    search's mean action values over its candidates, at ``temperature``; needs a ``search``
-    teacher). Decisions search did not think about (one candidate) are one-hot either way."""
-    temperature: float = 5.0
-    """``target: softmax``: value difference (in the game's points) worth a factor e in
-    the target's odds."""
+    learn: bool = True
+    """Train the network on the records (``false``: a data run; the network stays as it
+    started, the losses are still measured and logged, and an offline fit,
+    ``scripts/exit_fit.py``, learns from the saved records instead)."""
+    record_values: bool = False
+    """Keep search's candidates and its mean value of each in the records (``cand``, ``q``;
+    needs a ``search`` teacher), so an offline fit can measure what the network's moves are
+    worth by search's reckoning (``q_gain``) and teach only its clear departures
+    (``min_gain``). The policy target is search's choice either way."""
     depart_weight: float = 1.0
     """Weight, in the policy loss, of the decisions where search chose other than the
     network did when the data were made (the ones with something to teach); the others
@@ -115,17 +126,18 @@ class TrainConfig:
     """``ppo`` (self-play PPO) or ``exit`` (expert iteration: the network learns the search
     agent's decisions, ``exit`` section)."""
     game: str = "gin"
-    """``gin`` or ``rummy``."""
+    """A game of the registry (``rummyrl.games``): ``gin`` or ``rummy``."""
     num_players: int = 2
-    """Players per game (Gin: 2; Rummy: 2-6)."""
+    """Players per game, in the game's range (Gin: 2; Rummy: 2-6)."""
     rules: dict = field(default_factory=dict)
-    """Rule options passed to the engine (GinConfig / RummyConfig fields)."""
+    """Rule options of the game's engine config (``Game.config_cls``: GinConfig, RummyConfig)."""
     episode: str = "game"
-    """Training episodes: ``game`` (to the target) or ``hand`` (one hand / round)."""
+    """Training episodes: ``game`` (to the target) or ``hand`` (one deal: a Gin hand, a Rummy round)."""
     reward: str = "default"
-    """Reward scheme of the environments: ``hand_points`` (Gin) or ``round_points`` (Rummy),
-    ``game``, ``game_points``, joined by ``+``; ``default`` is the deal's points plus the
-    game's result (``hand_points+game`` / ``round_points+game``)."""
+    """Reward scheme of the environments: the game's deal points (``Game.points_reward``:
+    ``hand_points`` in Gin, ``round_points`` in Rummy), ``game``, ``game_points``, joined by
+    ``+``; ``default`` is the deal's points plus the game's result (``hand_points+game`` /
+    ``round_points+game``)."""
     total_steps: float = 20_000_000
     """Environment steps to train for (all seats' actions count)."""
     time_limit_minutes: float = 55.0
@@ -157,7 +169,7 @@ class TrainConfig:
     target_kl: float = 0.05
     """Stop an update's epochs early when the approximate KL exceeds this (0: never)."""
     net: NetConfig = field(default_factory=NetConfig)
-    """Network shape (agents/neural.py NetConfig)."""
+    """Network shape (``rummyrl.agents.network.NetConfig``, which checks it)."""
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     """Opponent pool weights."""
     snapshot_every: int = 20
@@ -197,6 +209,24 @@ class TrainConfig:
 
 class ConfigError(ValueError):
     """A config file or override that names an unknown key or holds a bad value."""
+
+
+#: keys that were removed, and what replaced them: a config that names one is refused with
+#: this text (a checkpoint's saved config is read in today's keys by :func:`upgrade`)
+RETIRED = {
+    "exit.target": "exit.target was removed: the policy target is search's choice. Soft-max targets of "
+                   "search's values lost wherever they were tried (README, 'Expert iteration'; "
+                   "docs/results/gin_exit_soft/, docs/results/rummy_exit_expert/fit/epochs_softmax.json); "
+                   "to keep search's values in the records (what the offline fit's q_gain and min_gain "
+                   "read) use exit.record_values: true",
+    "exit.temperature": "exit.temperature was removed with the soft-max targets (exit.target); to keep "
+                        "search's values in the records use exit.record_values: true",
+    "exit.rollout": "exit.rollout was removed (its 'network' was in no config, test or result): search's "
+                    "rollout policy is the teacher's own option, e.g. exit.teacher='search:rollout=PATH.pt'",
+    "net.card_encoder": "net.card_encoder was removed with the card-set encoder: delete the key "
+                        "(net.card_head scores card actions by their card)",
+    "net.card_dim": "net.card_dim was removed with the card-set encoder (net.card_encoder): delete the key",
+}
 
 
 def _field_types(cls) -> dict:
@@ -249,6 +279,9 @@ def _coerce(value, typ, key: str):
 def _build(cls, data: dict, prefix: str = ""):
     types = _field_types(cls)
     unknown = sorted(set(data) - set(types))
+    for k in unknown:
+        if prefix + k in RETIRED:
+            raise ConfigError(RETIRED[prefix + k])
     if unknown:
         raise ConfigError(f"unknown config key(s) {[prefix + k for k in unknown]}; "
                           f"known {prefix or 'top-level '}keys: {sorted(types)}")
@@ -261,43 +294,17 @@ def _check(cfg: TrainConfig) -> TrainConfig:
         if not cond:
             raise ConfigError(msg)
 
-    need(cfg.game in ("gin", "rummy"), f"game must be 'gin' or 'rummy', got {cfg.game!r}")
+    game = _game(cfg)
     need(cfg.algo in ("ppo", "exit"), f"algo must be 'ppo' or 'exit', got {cfg.algo!r}")
+    try:
+        game.check_players(cfg.num_players)
+    except ValueError as e:
+        raise ConfigError(f"num_players: {e}") from None
+    need(cfg.episode in ("game", "hand"), f"episode must be 'game' or 'hand', got {cfg.episode!r}")
     need(cfg.eval.best_by == "mean" or cfg.eval.best_by in cfg.eval.opponents,
          f"eval.best_by must be 'mean' or one of eval.opponents {cfg.eval.opponents}, got {cfg.eval.best_by!r}")
     if cfg.algo == "exit":
-        need(cfg.exit.rollout in ("expert", "network"),
-             f"exit.rollout must be 'expert' or 'network', got {cfg.exit.rollout!r}")
-        need(cfg.exit.buffer > 0 and cfg.exit.batches > 0, "exit.buffer and exit.batches must be > 0")
-        need(cfg.exit.target in ("choice", "softmax"),
-             f"exit.target must be 'choice' or 'softmax', got {cfg.exit.target!r}")
-        need(cfg.exit.temperature > 0, f"exit.temperature must be > 0, got {cfg.exit.temperature}")
-        need(cfg.exit.depart_weight > 0, f"exit.depart_weight must be > 0, got {cfg.exit.depart_weight}")
-        need(cfg.exit.plays in ("teacher", "network"),
-             f"exit.plays must be 'teacher' or 'network', got {cfg.exit.plays!r}")
-        from rummyrl.agents import load_agent
-        from rummyrl.agents.split import PHASES, check_phase
-
-        need(cfg.exit.phase == "all" or cfg.exit.phase in PHASES,
-             f"exit.phase must be 'all' or one of {sorted(PHASES)}, got {cfg.exit.phase!r}")
-        if cfg.exit.phase != "all":
-            try:
-                check_phase(cfg.exit.phase, cfg.game)
-            except ValueError as e:
-                raise ConfigError(f"exit.phase={cfg.exit.phase}: {e}") from None
-
-        try:
-            teacher = load_agent(cfg.exit.teacher, game=cfg.game)
-        except (ValueError, FileNotFoundError) as e:
-            raise ConfigError(f"exit.teacher: {e}") from None
-        need(cfg.exit.target == "choice" or hasattr(teacher, "decide"),
-             f"exit.target=softmax needs the action values of a search teacher; exit.teacher is "
-             f"{cfg.exit.teacher!r}")
-    need(cfg.episode in ("game", "hand"), f"episode must be 'game' or 'hand', got {cfg.episode!r}")
-    if cfg.game == "gin":
-        need(cfg.num_players == 2, f"num_players must be 2 for gin, got {cfg.num_players}")
-    else:
-        need(2 <= cfg.num_players <= 6, f"num_players must be 2..6 for rummy, got {cfg.num_players}")
+        _check_exit(cfg, need)
     for k in ("total_steps", "num_envs", "rollout_steps", "learning_rate", "update_epochs", "minibatch_size",
               "snapshot_every", "pool_size"):
         need(getattr(cfg, k) > 0, f"{k} must be > 0, got {getattr(cfg, k)}")
@@ -310,24 +317,13 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     w = dataclasses.asdict(cfg.opponents)
     need(all(v >= 0 for v in w.values()) and sum(w.values()) > 0,
          f"opponents weights must be >= 0 and not all 0, got {w}")
-    need(cfg.net.hidden > 0 and cfg.net.layers >= 1, f"net.hidden and net.layers must be positive, got {cfg.net}")
-    need(cfg.net.card_channels > 0, f"net.card_channels must be positive, got {cfg.net.card_channels}")
+    try:
+        cfg.net.check(game)  # the one check of a network config
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     need(cfg.eval.unit in ("game", "hand"), f"eval.unit must be 'game' or 'hand', got {cfg.eval.unit!r}")
     need(cfg.eval.games > 0 and cfg.eval.final_games >= 0, "eval.games must be > 0 and eval.final_games >= 0")
     need(cfg.eval.max_hands >= 0, f"eval.max_hands must be >= 0 (0: the rules' cap), got {cfg.eval.max_hands}")
-    from rummyrl.agents.neural import FEATURES, check_expert_params
-
-    need(cfg.net.features in FEATURES, f"net.features must be one of {list(FEATURES)}, got {cfg.net.features!r}")
-    need(cfg.net.uses_expert or cfg.net.prior_scale == 0,
-         f"net.prior_scale must be 0 when net.features is {cfg.net.features!r}, got {cfg.net.prior_scale}")
-    need(cfg.net.features != "engine" or cfg.game == "gin",
-         f"net.features='engine' is built for gin only; use 'expert' or 'none' for {cfg.game}")
-    need(cfg.net.features != "expert_plan" or cfg.game == "rummy",
-         f"net.features='expert_plan' is built for rummy only; use 'expert' or 'none' for {cfg.game}")
-    try:
-        check_expert_params(cfg.game, cfg.net.features, cfg.net.expert_params)
-    except ValueError as e:
-        need(False, f"net.expert_params: {e}")
     need(all(o in ("random", "simple", "expert") for o in cfg.eval.opponents),
          f"eval.opponents must be baselines (random, simple, expert), got {cfg.eval.opponents}")
     need(cfg.torch_threads >= 0, f"torch_threads must be >= 0, got {cfg.torch_threads}")
@@ -336,21 +332,35 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     if cfg.workers:
         need(cfg.workers <= cfg.num_envs,
              f"workers ({cfg.workers}) must not exceed num_envs ({cfg.num_envs}): the workers share the lanes")
-        from rummyrl.distributed import INSTALL_HINT, ray_available
-
-        need(ray_available(), f"workers={cfg.workers} needs Ray, which is not installed: {INSTALL_HINT} "
-                              f"(or use workers=0)")
-    # the rule options are checked by the engine's own config, the reward by the env's parser
-    _engine_config(cfg)
+        need(distributed.ray_available(), f"workers={cfg.workers} needs Ray, which is not installed: "
+                                          f"{distributed.INSTALL_HINT} (or use workers=0)")
+    # the rule options are checked by the engine's own config, the reward by the game's reward class
+    engine_config(cfg)
     try:
-        if cfg.game == "gin":
-            from rummyrl.envs.gin_rewards import RewardScheme as Rewards
-        else:
-            from rummyrl.envs.rummy_rewards import RummyRewards as Rewards
-        Rewards.parse(reward_scheme(cfg))
+        games.load(game.rewards).parse(reward_scheme(cfg))
     except ValueError as e:
         raise ConfigError(f"reward: {e}") from None
     return cfg
+
+
+def _check_exit(cfg: TrainConfig, need) -> None:
+    ex = cfg.exit
+    need(ex.buffer > 0 and ex.batches > 0, "exit.buffer and exit.batches must be > 0")
+    need(ex.depart_weight > 0, f"exit.depart_weight must be > 0, got {ex.depart_weight}")
+    need(ex.plays in ("teacher", "network"), f"exit.plays must be 'teacher' or 'network', got {ex.plays!r}")
+    need(ex.phase == "all" or ex.phase in PHASES,
+         f"exit.phase must be 'all' or one of {sorted(PHASES)}, got {ex.phase!r}")
+    if ex.phase != "all":
+        try:
+            check_phase(ex.phase, cfg.game)
+        except ValueError as e:
+            raise ConfigError(f"exit.phase={ex.phase}: {e}") from None
+    try:
+        teacher = load_agent(ex.teacher, game=cfg.game)
+    except (ValueError, FileNotFoundError) as e:
+        raise ConfigError(f"exit.teacher: {e}") from None
+    need(not ex.record_values or hasattr(teacher, "decide"),
+         f"exit.record_values needs the action values of a search teacher; exit.teacher is {ex.teacher!r}")
 
 
 def _parse_value(text: str):
@@ -401,10 +411,6 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
 def resolve_device(device: str):
     """The ``torch.device`` of the ``device`` option; :class:`ConfigError` for an unknown
     name, or for ``cuda`` where this torch has no CUDA."""
-    import re
-
-    import torch
-
     if device not in ("auto", "cpu", "cuda") and not re.fullmatch(r"cuda:\d+", device):
         raise ConfigError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got {device!r}")
     if device == "auto":
@@ -420,21 +426,17 @@ def resolve_device(device: str):
     return torch.device(device)
 
 
-def engine_episode(cfg: TrainConfig) -> str:
-    """The engine's name for the training episode: Rummy calls a hand a round."""
-    return cfg.episode if cfg.game == "gin" else ("round" if cfg.episode == "hand" else "game")
-
-
-def _engine_config(cfg: TrainConfig):
-    episode = engine_episode(cfg)
+def _game(cfg: TrainConfig) -> games.Game:
     try:
-        if cfg.game == "gin":
-            from rummyrl import gin
+        return games.get(cfg.game)
+    except ValueError as e:
+        raise ConfigError(f"game: {e}") from None
 
-            return gin.GinConfig.from_dict({**cfg.rules, "episode": episode})
-        from rummyrl import rummy
 
-        return rummy.RummyConfig.from_dict({**cfg.rules, "episode": episode, "num_players": cfg.num_players})
+def engine_config(cfg: TrainConfig):
+    """The engine's rules config of the run: ``rules`` with its players and episode."""
+    try:
+        return _game(cfg).make_config(cfg.rules, players=cfg.num_players, episode=cfg.episode)
     except (ValueError, TypeError) as e:
         raise ConfigError(f"rules: {e}") from None
 
@@ -443,7 +445,30 @@ def reward_scheme(cfg: TrainConfig) -> str:
     """The reward scheme the environments parse: ``default`` is the deal's points plus the game's result."""
     if cfg.reward != "default":
         return cfg.reward
-    return "hand_points+game" if cfg.game == "gin" else "round_points+game"
+    return f"{_game(cfg).points_reward}+game"
+
+
+def upgrade(saved: dict) -> dict:
+    """A config saved by an earlier version (a checkpoint's ``train_config``) in today's keys,
+    so ``--resume`` continues it: the keys of :data:`RETIRED` are dropped where their
+    meaning is today's default, and translated, with a warning, where it is not."""
+    d = copy.deepcopy(saved)
+    ex = d.get("exit", {})
+    ex.pop("temperature", None)
+    if ex.pop("target", "choice") == "softmax":
+        ex.setdefault("record_values", True)
+        print("resume: the saved config trained on soft-max targets (exit.target=softmax), which were "
+              "removed; the run goes on with search's choice as its target, its values recorded "
+              "(exit.record_values)", file=sys.stderr)
+    if ex.pop("rollout", "expert") != "expert":
+        print("resume: the saved config had the network play search's rollouts (exit.rollout=network), "
+              "which was removed; search plays its own rollout policy", file=sys.stderr)
+    if "net" in d:
+        try:
+            d["net"] = dataclasses.asdict(NetConfig.from_dict(d["net"]))
+        except (TypeError, ValueError) as e:
+            raise ConfigError(f"the saved net config cannot be read: {e}") from None
+    return d
 
 
 def to_overrides(d: dict, prefix: str = "") -> list[str]:

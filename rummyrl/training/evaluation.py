@@ -15,8 +15,14 @@ import typing
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from rummyrl.agents.neural import NeuralAgent, PolicyNet, build_net, load_checkpoint
+from rummyrl import games as registry
+from rummyrl import report, tournament
+from rummyrl.agents.checkpoint import build_net, load_checkpoint
+from rummyrl.agents.network import PolicyNet
+from rummyrl.agents.neural import NeuralAgent
 
 from .config import TrainConfig
 
@@ -28,24 +34,23 @@ FINAL_EVAL_SEED = 20_011  # the report after training: fresh seeds
 
 
 def evaluate_policy(net: PolicyNet, cfg: TrainConfig, games: int, seed: int, opponents=None):
-    """Greedy play of a copy of ``net`` against each baseline; returns evaluate.Tournament."""
-    from rummyrl import evaluate
-
-    copy = PolicyNet(net.io, net.cfg)
+    """Greedy play of a copy of ``net`` against each baseline; returns a rummyrl.tournament.Tournament."""
+    copy = PolicyNet(net.game, net.cfg)
     copy.load_state_dict(net.state_dict())
     agent = NeuralAgent(copy.eval(), name="policy")
     specs = ["policy"] + list(opponents if opponents is not None else cfg.eval.opponents)
-    return evaluate.run_tournament(specs, game=cfg.game, games=games, unit=cfg.eval.unit,
+    return tournament.run_tournament(specs, game=cfg.game, games=games, unit=cfg.eval.unit,
                                    players=cfg.num_players, seed=seed, options=eval_rules(cfg),
                                    show_progress=False, agents={"policy": agent}, pairs_with=0)
 
 
 def eval_rules(cfg: TrainConfig) -> dict:
     """The rules of the evaluation games: the run's, with ``eval.max_hands`` as the cap on
-    a game's hands (rounds), which bounds an evaluation's cost whatever the policy plays."""
+    a game's deals (the rule option ``max_<deal>s``: Gin's ``max_hands``, Rummy's
+    ``max_rounds``), which bounds an evaluation's cost whatever the policy plays."""
     if not cfg.eval.max_hands or cfg.eval.unit != "game":
         return dict(cfg.rules)
-    key = "max_hands" if cfg.game == "gin" else "max_rounds"
+    key = f"max_{registry.get(cfg.game).deal}s"
     return {**cfg.rules, key: min(cfg.eval.max_hands, cfg.rules.get(key, cfg.eval.max_hands))}
 
 
@@ -73,9 +78,6 @@ def periodic_eval(tr: Trainer, writer) -> None:
 def plot_learning_curve(run_dir: Path, out: Path | None = None, players: int = 2) -> Path | None:
     """Win rate against each baseline over training time, read from the TensorBoard logs;
     a dashed line at chance, 1 / ``players``."""
-    from matplotlib.figure import Figure
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
     acc = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     acc.Reload()
     tags = [t for t in acc.Tags().get("scalars", []) if t.startswith("eval/win_rate_vs_")]
@@ -106,7 +108,8 @@ def reproduce_command(cfg: TrainConfig, checkpoint: Path, games: int) -> str:
     the tournament), the same seed, unit, players and rules."""
     cmd = ["python", "evaluate.py", str(checkpoint), *cfg.eval.opponents, "--game", cfg.game,
            "--games", str(games), "--unit", cfg.eval.unit, "--seed", str(FINAL_EVAL_SEED)]
-    if cfg.game == "rummy":
+    game = registry.get(cfg.game)
+    if game.min_players != game.max_players:  # evaluate.py's default is the game's own count
         cmd += ["--players", str(cfg.num_players)]
     for key, value in eval_rules(cfg).items():
         cmd += ["--option", f"{key}={json.dumps(value)}"]
@@ -115,8 +118,6 @@ def reproduce_command(cfg: TrainConfig, checkpoint: Path, games: int) -> str:
 
 def final_report(tr: Trainer, games: int | None = None) -> None:
     """Evaluate the best checkpoint on fresh seeds against the baselines and print the table."""
-    from rummyrl import evaluate
-
     cfg = tr.cfg
     games = cfg.eval.final_games if games is None else games
     if games <= 0:
@@ -134,13 +135,13 @@ def final_report(tr: Trainer, games: int | None = None) -> None:
         path = tr.run_dir / "final.pt" if (tr.run_dir / "final.pt").exists() else None
     print(f"\nevaluating {what} on fresh deals ({games} games per opponent) ...", file=sys.stderr)
     t = evaluate_policy(net, cfg, games, FINAL_EVAL_SEED, opponents=cfg.eval.opponents)
-    print(evaluate.format_table(t))
+    print(report.format_table(t))
     # which network the table is of (best.pt may be the untrained one when the curve only
     # fell), and the evaluate.py command that plays the same games again
     about = {"evaluated": what}
     if path is not None:
         about["reproduce"] = reproduce_command(cfg, path, games)
         print(f"\nthe same games again: {about['reproduce']}")
-    jpath, ppath = evaluate.write_outputs(t, tr.run_dir / "eval", about)
+    jpath, ppath = report.write_outputs(t, tr.run_dir / "eval", about)
     curve = plot_learning_curve(tr.run_dir, players=cfg.num_players)
     print(f"\nwrote {jpath}, {ppath}" + (f" and {curve}" if curve else ""))

@@ -1,6 +1,7 @@
-"""The main loop: :func:`train` alternates rollouts and PPO updates (or, with ``algo: exit``,
-search data and distillation: :mod:`.exit`) until the step budget,
-the time limit, ``max_updates`` or Ctrl-C, and logs, evaluates and checkpoints on the way.
+"""The main loop: :func:`train` alternates rollouts and PPO updates (:func:`run_update`) or,
+with ``algo: exit``, search data and distillation (:func:`exit_update`, :mod:`.exit`) until
+the step budget, the time limit, ``max_updates`` or Ctrl-C, and logs, evaluates and
+checkpoints on the way.
 The rollouts come from the run's workers (:mod:`.workers`): the lanes in this process
 (``workers=0``) or Ray actors (``workers=N``), which get the new weights after each update.
 
@@ -21,10 +22,12 @@ from pathlib import Path
 import numpy as np
 import torch
 import yaml
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
 
 from .config import TrainConfig
 from .evaluation import periodic_eval
-from .exit import exit_update
+from .exit import ReplayBuffer, distill, save_records
 from .ppo import ppo_update
 from .rollout import gae
 from .trainer import Trainer
@@ -55,7 +58,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = N
     tr = Trainer(cfg, run_dir)
     tr.setup(fresh=resume is None)  # a resumed run's weights are the checkpoint's, not init's
     if resume is not None:
-        tr.load(resume)
+        tr.load_state_dict(resume)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
     tr.workers = make_workers(tr)
     try:
@@ -67,10 +70,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = N
 
 
 def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update) -> None:
-    from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
-
-    cfg, run_dir, workers = tr.cfg, tr.run_dir, tr.workers
+    cfg, run_dir = tr.cfg, tr.run_dir
     update_threads = cfg.torch_threads or torch.get_num_threads()
     writer = SummaryWriter(str(run_dir))
     flag = _StopFlag()
@@ -139,15 +139,37 @@ def run_update(tr: Trainer, update_threads: int) -> tuple:
     torch.set_num_threads(update_threads)
     idx, adv, ret = gae(rollout, cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
     upd = ppo_update(tr.net, tr.opt, rollout, idx, adv, ret, cfg, tr.torch_gen)
-    workers.release()  # in process: the buffer carries over only now (the rollout is a view of it)
-    tr.updates += 1
-    tr.global_step += steps
-    snapshot = tr.updates % cfg.snapshot_every == 0
-    if snapshot:
-        tr.pool.add_snapshot(tr.net)
-    workers.broadcast(tr.net, snapshot)  # Ray: the new weights into the object store, once
+    tr.end_update(steps)
     t2 = time.perf_counter()
     return upd, stats, steps, (t0, t1, t2), idx.size
+
+
+def exit_update(tr: Trainer, update_threads: int) -> tuple:
+    """One iteration of expert iteration (:mod:`.exit`): search data from the workers,
+    distillation, the snapshot when one is due, the new weights to the workers; returns
+    what :func:`run_update` returns."""
+    cfg, workers = tr.cfg, tr.workers
+    if tr.exit_buffer is None:
+        tr.exit_buffer = ReplayBuffer(cfg.exit.buffer)
+    t0 = time.perf_counter()
+    torch.set_num_threads(1)
+    records, stats = workers.collect()  # the search data: here, or on the Ray workers
+    tr.exit_buffer.add(records)
+    if cfg.exit.save_records:
+        save_records(tr.run_dir / "records", tr.updates, records)
+    t1 = time.perf_counter()
+    torch.set_num_threads(update_threads)
+    upd = distill(tr.net, tr.opt, tr.exit_buffer, cfg.exit.batches, cfg.minibatch_size, cfg.vf_coef,
+                  cfg.max_grad_norm, tr.rng, cfg.exit.depart_weight, learn=cfg.exit.learn)
+    decisions = stats.pop("exit/decisions")
+    departs = stats.pop("exit/departs")
+    upd["search_departs"] = departs / max(decisions, 1)
+    upd["decisions_per_second"] = decisions / max(t1 - t0, 1e-9)
+    upd["buffer"] = float(tr.exit_buffer.size)
+    steps = cfg.rollout_steps * cfg.num_envs
+    tr.end_update(steps)  # Ray: the distilled network to the workers
+    t2 = time.perf_counter()
+    return upd, stats, steps, (t0, t1, t2), len(records.get("target", ()))
 
 
 def _postfix(tr: Trainer, sps: float) -> str:

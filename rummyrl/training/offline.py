@@ -20,8 +20,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from torch.utils.tensorboard import SummaryWriter
 
-from rummyrl.agents.neural import PolicyNet, build_net, game_io, load_checkpoint, save_weights
+from rummyrl.agents.checkpoint import build_net, load_checkpoint, save_weights
+from rummyrl.agents.network import PolicyNet
 
 from .config import TrainConfig
 from .exit import ReplayBuffer, concat_records, distill, read_records, record_files
@@ -68,7 +70,7 @@ def validate(net: PolicyNet, rec: dict, size: int = 4096) -> dict:
            "departs": float(hit[dep].mean()) if dep.any() else float("nan"),
            "keeps": float(hit[~dep].mean()) if (~dep).any() else float("nan"),
            "depart_share": float(dep.mean())}
-    if "q" in rec:  # search's values (exit.target: softmax): what the network's moves are worth
+    if "q" in rec:  # search's values (exit.record_values): what the network's moves are worth
         out["q_gain"] = q_gain(rec, pick, rec["net_choice"])
         if net.cfg.prior_is_expert:
             expert = np.where(rec["mask"], rec["prior"].astype(np.float32), -np.inf).argmax(1)
@@ -79,7 +81,7 @@ def validate(net: PolicyNet, rec: dict, size: int = 4096) -> dict:
 def q_gain(rec: dict, pick: np.ndarray, base: np.ndarray) -> float:
     """Search's mean value of the moves ``pick`` minus that of the moves ``base``, per
     decision, over the records where search valued both (``cand`` and ``q``, written with
-    ``exit.target: softmax``); a decision where they agree counts 0. On held-out records
+    ``exit.record_values``); a decision where they agree counts 0. On held-out records
     this is an unbiased estimate, in the game's points, of what choosing ``pick`` instead of
     ``base`` gains by search's reckoning, since neither saw the noise of those values. Its
     reckoning is not play: in Rummy a fit to its mean values gained 4.9 points per draw by
@@ -105,14 +107,14 @@ def clear_departures(rec: dict, min_gain: float) -> tuple[dict, int]:
     if not min_gain > 0:
         raise ValueError(f"min_gain must be > 0 (points of search's value), got {min_gain}")
     if "q" not in rec:
-        raise ValueError("min_gain needs search's values in the records (written with exit.target: softmax)")
+        raise ValueError("min_gain needs search's values in the records (written with exit.record_values: true)")
     dep = rec["target"] != rec["net_choice"]
     weak = dep & ~(search_value(rec, rec["target"]) - search_value(rec, rec["net_choice"]) >= min_gain)
     return {**rec, "target": np.where(weak, rec["net_choice"], rec["target"])}, int(weak.sum())
 
 
 #: how :func:`fit` chooses the epoch it keeps: the lowest validation loss, or the highest
-#: ``q_gain`` (search's value of the network's moves; records written with ``exit.target: softmax``)
+#: ``q_gain`` (search's value of the network's moves; records written with ``exit.record_values``)
 SELECT = ("loss", "q_gain")
 
 
@@ -135,35 +137,27 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
     with replacement) as the training records fill, the loss of
     :func:`~.exit.distill` (``exit.depart_weight``, ``vf_coef``), Adam at ``learning_rate``
     (with ``lr_schedule: linear``, lowered each epoch: epoch ``e`` of ``E`` at
-    ``(E - e + 1) / E`` of it). The policy target is ``exit.target`` of ``cfg``, not of the
-    run that wrote the records: ``choice`` trains on search's choice also where the records
-    hold its distribution (``exit.target: softmax`` runs), ``softmax`` on that distribution.
-    Writes the epoch with the lowest validation loss (``select="q_gain"``: the highest
-    ``valid_q_gain``) to ``out``; returns one row of metrics per epoch (epoch 0: before
-    training). With ``min_gain``, search's departures worth less than that by its own values
-    are taught (and validated) as the network's choice (:func:`clear_departures`). With
-    ``logdir``, each row's metrics also go to TensorBoard there, as ``distill/<metric>`` at
-    step ``epoch`` (the online run's losses are ``exit/...``)."""
+    ``(E - e + 1) / E`` of it). The policy target is search's choice. Writes the epoch with
+    the lowest validation loss (``select="q_gain"``: the highest ``valid_q_gain``) to
+    ``out``; returns one row of metrics per epoch (epoch 0: before training). With
+    ``min_gain``, search's departures worth less than that by its own values are taught
+    (and validated) as the network's choice (:func:`clear_departures`). With ``logdir``,
+    each row's metrics also go to TensorBoard there, as ``distill/<metric>`` at step
+    ``epoch`` (the online run's losses are ``exit/...``)."""
     if epochs < 0:
         raise ValueError(f"epochs must be >= 0 (0: the starting network, validated and written), got {epochs}")
     if select not in SELECT:
         raise ValueError(f"select must be one of {list(SELECT)}, got {select!r}")
-    if min_gain is not None and not (min_gain > 0 and cfg.exit.target == "choice"):  # before the records load
-        raise ValueError(f"min_gain must be > 0 (points of search's value) and changes search's choices as "
-                         f"targets: it needs exit.target=choice; got min_gain={min_gain}, "
-                         f"exit.target={cfg.exit.target!r}")
+    if min_gain is not None and not min_gain > 0:  # before the records load
+        raise ValueError(f"min_gain must be > 0 (points of search's value), got min_gain={min_gain}")
     train, valid, files = load_split(folder, valid_every, first)
-    if cfg.exit.target == "choice":  # records of a softmax run teach search's choice unless asked otherwise
-        train.pop("pi", None)
-    elif "pi" not in train:
-        raise ValueError(f"exit.target=softmax needs search's distributions in the records; {folder} holds "
-                         f"its choices only (written with exit.target=choice): fit them with exit.target=choice")
+    train.pop("pi", None)  # search's distribution, in records of runs with the removed soft-max targets
     if min_gain is not None:
         train, weak = clear_departures(train, min_gain)
         valid, weak_valid = clear_departures(valid, min_gain)
         log(f"min_gain {min_gain:g}: {weak + weak_valid} of search's departures taught as the network's choice")
     if select == "q_gain" and "q" not in valid:
-        raise ValueError(f"select='q_gain' needs search's values in the records (exit.target: softmax); "
+        raise ValueError(f"select='q_gain' needs search's values in the records (exit.record_values: true); "
                          f"{folder} has none")
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
@@ -172,7 +166,7 @@ def fit(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, vali
         net = build_net(data)
         net_cfg = data["net_config"]
     else:
-        net = PolicyNet(game_io(cfg.game, cfg.num_players), cfg.net)
+        net = PolicyNet(cfg.game, cfg.net)
         net_cfg = dataclasses.asdict(cfg.net)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     buffer = ReplayBuffer(len(train["target"]))
@@ -214,6 +208,4 @@ def _board(logdir: str | Path | None):
     """A TensorBoard writer at ``logdir`` (closed on leaving), or ``None`` for no logging."""
     if logdir is None:
         return contextlib.nullcontext()
-    from torch.utils.tensorboard import SummaryWriter
-
     return SummaryWriter(str(logdir))

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummyrl.agents.neural import NeuralAgent, PolicyNet
+from rummyrl.agents import load_agent
+from rummyrl.agents.network import PolicyNet
+from rummyrl.agents.neural import NeuralAgent
 
 from .config import TrainConfig
+from .state import rng_state, set_rng_state
 
 
 KINDS = ("self_play", "snapshots", "simple", "expert", "random")
@@ -22,8 +25,6 @@ class OpponentPool:
     """Who sits in the seats the learner does not hold, drawn per game."""
 
     def __init__(self, cfg: TrainConfig, rng: np.random.Generator):
-        from rummyrl.agents import load_agent
-
         self.cfg = cfg
         self.rng = rng
         w = np.array([getattr(cfg.opponents, k) for k in KINDS], dtype=float)
@@ -36,8 +37,6 @@ class OpponentPool:
         """The rule-based agent of kind ``k``, made on first use: a run resumed with another
         mixture of opponents finishes its games in progress against the ones they began with."""
         if k not in self.baselines:
-            from rummyrl.agents import load_agent
-
             self.baselines[k] = load_agent(KINDS[k], game=self.cfg.game, seed=self.cfg.seed + k)
         return self.baselines[k]
 
@@ -50,12 +49,23 @@ class OpponentPool:
         return kind, snap
 
     def add_snapshot(self, net: PolicyNet) -> None:
-        copy = PolicyNet(net.io, net.cfg)
-        copy.load_state_dict(net.state_dict())
-        seed = int(self.rng.integers(2**31))
-        self.snapshots.append(NeuralAgent(copy, name=f"snapshot{len(self.snapshots)}", greedy=False, seed=seed))
+        """A copy of ``net`` joins the pool, sampling with a seed drawn from the pool's generator."""
+        self.snapshots.append(snapshot_agent(net.game, net.cfg, net.state_dict(), len(self.snapshots),
+                                             seed=int(self.rng.integers(2**31))))
         if len(self.snapshots) > self.cfg.pool_size:
             self.snapshots.pop(0)
+
+    def state_dict(self) -> dict:
+        """The generators of the pool's agents (the snapshots' weights are the learner's to keep)."""
+        return {"baselines": {k: rng_state(a.rng) for k, a in self.baselines.items() if hasattr(a, "rng")},
+                "snapshots": [rng_state(a.rng) for a in self.snapshots]}
+
+    def load_state_dict(self, d: dict) -> None:
+        """Put back :meth:`state_dict` (the pool holding the same snapshots)."""
+        for k, st in d["baselines"].items():
+            set_rng_state(self.baseline(int(k)).rng, st)
+        for agent, st in zip(self.snapshots, d["snapshots"]):
+            set_rng_state(agent.rng, st)
 
     def act(self, kind: np.ndarray, snap: np.ndarray, obs: np.ndarray, mask: np.ndarray,
             prior: np.ndarray) -> np.ndarray:
@@ -74,3 +84,10 @@ class OpponentPool:
             else:
                 out[rows] = self.baseline(int(k)).act(obs[rows], mask[rows])
         return out
+
+
+def snapshot_agent(game, net_cfg, weights: dict, index: int, seed=None) -> NeuralAgent:
+    """A sampling agent of a network with ``weights``: a pool's ``index``-th snapshot."""
+    copy = PolicyNet(game, net_cfg)
+    copy.load_state_dict(weights)
+    return NeuralAgent(copy, name=f"snapshot{index}", greedy=False, seed=seed)

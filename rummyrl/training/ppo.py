@@ -1,8 +1,9 @@
 """The PPO update: clipped policy loss, value loss and masked entropy over one rollout.
 
-The action mask and the expert prior stored with each transition are applied again here
-(``agents/neural.py``): illegal actions have probability zero and the entropy counts
-legal actions only. The update runs where the network is (the config's ``device``); the
+The action mask and the network's per-action input (the expert prior, computed once per
+step by the lanes) stored with each transition are what the network reads again here
+(``rummyrl.agents.network``): illegal actions have probability zero and the entropy
+counts legal actions only. The update runs where the network is (the config's ``device``); the
 minibatch order is drawn on the CPU, so it is the same on any device.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from rummyrl.agents.neural import PolicyNet, masked_entropy
+from rummyrl.agents.network import PolicyNet, masked_entropy
 
 from .config import TrainConfig
 
@@ -19,7 +20,7 @@ from .config import TrainConfig
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray, adv: np.ndarray,
                ret: np.ndarray, cfg: TrainConfig, gen: torch.Generator) -> dict:
     """``update_epochs`` passes over the transitions ``idx`` of the rollout ``ro`` (read by
-    key: the dict of ``collect_rollout`` or the ``Rollout`` itself) with their advantages
+    key: the dict of ``Lanes.collect`` or the ``Rollout`` itself) with their advantages
     and returns; returns the mean losses and statistics of the update."""
     device = next(net.parameters()).device
     obs = torch.from_numpy(ro["obs"][idx]).to(device)

@@ -1,39 +1,53 @@
-"""The state of a training run, and how a config sets it up.
+"""The state of a training run: how a config sets it up, and its checkpoints.
 
-A :class:`Trainer` holds the network and its optimizer, the self-play environments, the
-opponent pool with the opponent of each lane, the rollout buffer, the random generators
-and the counters; :mod:`.checkpoint` saves and restores all of it. With Ray workers
+A :class:`Trainer` holds the network and its optimizer, the random generators, the
+opponent pool's snapshots, the counters and, when the lanes are played in this process
+(``workers=0``), the :class:`~.lanes.Lanes` (whose pool is the trainer's). With Ray workers
 (``workers > 0``) the lanes live in the workers (:mod:`.workers`), and the trainer keeps
-the learner's part: the network, the optimizer, the pool's snapshots and the counters.
+the learner's part.
+
+A checkpoint is :meth:`Trainer.state_dict`, written by ``rummyrl.agents.checkpoint``
+(atomically: a killed run never leaves a half-written ``last.pt``): the learner's part
+(network, optimizer, counters, its random generators, the pool's snapshots) and the lanes'
+part, :meth:`~.lanes.Lanes.state_dict`: under ``lanes`` when the lanes are played in this
+process, under ``workers`` (one per Ray worker, with its generation and number of lanes)
+when Ray workers play them. :meth:`Trainer.load_state_dict` puts it back into a freshly
+set-up trainer, so a resumed run makes the same draws as one never stopped. A checkpoint
+also loads as an agent (``game``, ``num_players``, ``net_config``, ``model``). Tensors are
+saved on the CPU whatever device trained them (and read back with ``map_location="cpu"``),
+so a checkpoint written by a GPU learner loads on any machine.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from rummyrl.agents.neural import PolicyNet, game_io, load_checkpoint
+from rummyrl.agents.checkpoint import load_checkpoint, save_checkpoint
+from rummyrl.agents.network import NetConfig, PolicyNet
 
-from . import checkpoint
 from .config import ConfigError, TrainConfig, resolve_device
-from .pool import OpponentPool
-from .rollout import Rollout, make_selfplay
+from .lanes import Lanes
+from .pool import OpponentPool, snapshot_agent
+from .state import rng_state, set_rng_state, to_cpu
 
 
 @dataclass
 class Trainer:
-    """All the state of a run; ``save``/``load`` make ``--resume`` continue it exactly."""
+    """All the state of a run; ``save`` and ``load_state_dict`` make ``--resume`` continue it exactly."""
 
     cfg: TrainConfig
     run_dir: Path
     net: PolicyNet = None
     opt: torch.optim.Optimizer = None
-    env: object = None
     pool: OpponentPool = None
-    rollout: Rollout = None
+    """The opponent pool: the snapshots are the learner's; in process it is the lanes' pool."""
+    lanes: Lanes = None
+    """The self-play lanes when they are played in this process (``workers=0``), else None."""
     rng: np.random.Generator = None
     torch_gen: torch.Generator = None
     global_step: int = 0
@@ -41,20 +55,14 @@ class Trainer:
     elapsed: float = 0.0
     best_score: float = -1.0
     last_eval: dict = field(default_factory=dict)
-    lane_kind: np.ndarray = None
-    lane_snap: np.ndarray = None
-    lane_seat: np.ndarray = None
     interrupted: bool = False
     device: torch.device = None
     workers: object = None
     """Who plays the lanes (:mod:`.workers`), while :func:`~.loop.train` runs."""
     worker_states: dict = None
     """The Ray workers' states of the checkpoint this run resumes from, if any."""
-    exit_teacher: object = None
     exit_buffer: object = None
-    exit_pending: object = None
-    """``algo: exit``: the search agent, the replay buffer and the records of games in
-    progress (:mod:`.exit`; not in checkpoints)."""
+    """``algo: exit``: the replay buffer of search records (:mod:`.exit`; not in checkpoints)."""
 
     def setup(self, fresh: bool = True) -> None:
         """The network (from ``cfg.init`` when set and ``fresh``: a resumed run needs not
@@ -65,8 +73,7 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.torch_gen = torch.Generator().manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)
-        io = game_io(cfg.game, cfg.num_players)
-        self.net = PolicyNet(io, cfg.net)
+        self.net = PolicyNet(cfg.game, cfg.net)
         if cfg.init and fresh:
             self.net.load_state_dict(init_weights(cfg))
         self.net = self.net.to(self.device).eval()
@@ -74,28 +81,75 @@ class Trainer:
         if cfg.workers:
             self.pool = OpponentPool(cfg, self.rng)  # the snapshots; the lanes are the workers'
         else:
-            setup_lanes(self, cfg, io)
+            self.lanes = Lanes(cfg, self.rng)
+            self.pool = self.lanes.pool
 
-    def payload(self) -> dict:
-        return checkpoint.payload(self)
+    def end_update(self, steps: int) -> None:
+        """Count an update of ``steps`` env steps, add the snapshot when one is due and hand
+        the new weights to the workers."""
+        self.updates += 1
+        self.global_step += steps
+        snapshot = self.updates % self.cfg.snapshot_every == 0
+        if snapshot:
+            self.pool.add_snapshot(self.net)
+        self.workers.broadcast(self.net, snapshot)  # Ray: the new weights into the object store, once
+
+    def state_dict(self) -> dict:
+        """What a checkpoint of the run holds (the module docstring)."""
+        cfg = self.cfg
+        data = {
+            "game": cfg.game, "num_players": cfg.num_players,
+            "net_config": asdict(cfg.net), "model": to_cpu(self.net.state_dict()),
+            "train_config": asdict(cfg),
+            "optimizer": to_cpu(self.opt.state_dict()),
+            "counters": {"global_step": self.global_step, "updates": self.updates, "elapsed": self.elapsed,
+                         "best_score": self.best_score},
+            "last_eval": self.last_eval,
+            "rng": {"numpy": rng_state(self.rng), "torch": self.torch_gen.get_state(),
+                    "torch_global": torch.get_rng_state()},
+            "pool": [{"model": to_cpu(a.net.state_dict()), "rng": rng_state(a.rng)} for a in self.pool.snapshots],
+        }
+        if self.lanes is not None:
+            data["lanes"] = self.lanes.state_dict()
+        if self.workers is not None and self.workers.remote:
+            data["workers"] = self.workers.state()
+        return data
 
     def save(self, name: str) -> Path:
-        return checkpoint.save(self, name)
+        """Write the run's checkpoint to ``name`` in its run folder."""
+        path = self.run_dir / name
+        save_checkpoint(path, self.state_dict())
+        return path
 
-    def load(self, data: dict) -> None:
-        checkpoint.restore(self, data)
-
-
-def setup_lanes(holder, cfg: TrainConfig, io) -> None:
-    """Give ``holder`` (a :class:`Trainer`, or a Ray worker) self-play lanes seeded by
-    ``cfg.seed``: the environments, the opponent pool drawing from ``holder.rng``, the
-    rollout buffer and each lane's opponent and learner seat."""
-    holder.env = make_selfplay(cfg)
-    holder.env.reset(seed=cfg.seed)
-    holder.pool = OpponentPool(cfg, holder.rng)
-    holder.rollout = Rollout(cfg, io)
-    holder.lane_kind, holder.lane_snap = holder.pool.draw(cfg.num_envs)
-    holder.lane_seat = holder.rng.integers(0, cfg.num_players, cfg.num_envs)
+    def load_state_dict(self, data: dict) -> None:
+        """Continue from a loaded checkpoint (this trainer set up from the same config, or
+        from one with other lanes or workers: then the lanes start afresh)."""
+        data = _lanes_in_one_place(data)
+        self.net.load_state_dict(data["model"])
+        self.opt.load_state_dict(data["optimizer"])
+        c = data["counters"]
+        self.global_step, self.updates = int(c["global_step"]), int(c["updates"])
+        self.elapsed, self.best_score = float(c["elapsed"]), float(c["best_score"])
+        self.last_eval = dict(data.get("last_eval", {}))
+        set_rng_state(self.rng, data["rng"]["numpy"])
+        self.torch_gen.set_state(data["rng"]["torch"])
+        torch.set_rng_state(data["rng"]["torch_global"])
+        self.pool.snapshots = []
+        for i, snap in enumerate(data["pool"]):
+            agent = snapshot_agent(self.net.game, self.net.cfg, snap["model"], i)
+            set_rng_state(agent.rng, snap["rng"])
+            self.pool.snapshots.append(agent)
+        if self.lanes is not None:
+            lanes = data.get("lanes")
+            if lanes is None:
+                print("resume: the checkpoint's games were played by Ray workers; the lanes in this process "
+                      "start afresh", file=sys.stderr)
+            elif len(lanes["kind"]) != self.lanes.num_envs:
+                print(f"resume: the checkpoint has {len(lanes['kind'])} game lanes and this run "
+                      f"num_envs={self.lanes.num_envs}; the lanes start afresh", file=sys.stderr)
+            else:
+                self.lanes.load_state_dict(lanes)
+        self.worker_states = data.get("workers")
 
 
 def init_weights(cfg: TrainConfig) -> dict:
@@ -103,14 +157,33 @@ def init_weights(cfg: TrainConfig) -> dict:
     it holds a network of this run's game, players and ``net`` config."""
     try:
         data = load_checkpoint(cfg.init, cfg.game)
-    except (OSError, ValueError) as e:
+        theirs = asdict(NetConfig.from_dict(data["net_config"]))
+    except (OSError, ValueError, TypeError) as e:
         raise ConfigError(f"init: {e}") from None
     if data.get("num_players") != cfg.num_players:
         raise ConfigError(f"init: {cfg.init} is a {data.get('num_players')}-player network, this run has "
                           f"num_players={cfg.num_players}")
-    want = asdict(cfg.net)
-    differ = {k: (data["net_config"].get(k), v) for k, v in want.items() if data["net_config"].get(k) != v}
+    differ = {k: (theirs[k], v) for k, v in asdict(cfg.net).items() if theirs[k] != v}
     if differ:
         raise ConfigError(f"init: the network of {cfg.init} differs from this run's net config in "
                           + ", ".join(f"net.{k} ({a!r} there, {b!r} here)" for k, (a, b) in differ.items()))
     return data["model"]
+
+
+def _lanes_in_one_place(data: dict) -> dict:
+    """A checkpoint written before :class:`~.lanes.Lanes` (its lanes' state spread over
+    ``env``, ``lanes``, ``rollout`` and ``rng``; a worker's with ``baselines`` and
+    ``snapshots`` beside them) in today's layout; today's as it is."""
+    def one(d: dict, rng: dict, baselines: dict, snapshots: list) -> dict:
+        return {"rng": rng, "pool": {"baselines": baselines, "snapshots": snapshots}, "env": d["env"],
+                **d["lanes"], "rollout": d["rollout"]}
+
+    data = dict(data)
+    if "env" in data:  # in process
+        data["lanes"] = one(data, data["rng"]["numpy"], data["rng"]["baselines"], [p["rng"] for p in data["pool"]])
+    if data.get("workers") and any(s is not None and "baselines" in s for s in data["workers"]["states"]):
+        data["workers"] = {**data["workers"], "states": [
+            None if s is None else {"generation": s["generation"], "num_envs": s["num_envs"],
+                                    **one(s, s["rng"], s["baselines"], s["snapshots"])}
+            for s in data["workers"]["states"]]}
+    return data

@@ -2,27 +2,26 @@
 
 Two kinds behind one small interface, chosen by ``cfg.workers`` (:func:`make_workers`):
 
-* :class:`InProcessWorkers` (``workers=0``, the default): the trainer's own lanes, played
-  in this process by :func:`~.rollout.collect_rollout` exactly as before workers existed.
-* :class:`RayWorkers` (``workers=N``): N Ray actors, each a :class:`RolloutWorker` with its
-  share of the ``num_envs`` lanes (``num_envs`` is the total: worker ``i`` gets
-  ``num_envs // N``, one more for the first ``num_envs % N``), its own opponent pool and a
-  CPU copy of the policy. Each update the learner asks every worker for a rollout of
-  ``rollout_steps`` steps, concatenates them (in worker order), updates, and puts the new
-  weights into Ray's object store once (``ray.put``); every worker reads them from there
-  at the start of its next rollout. A pool snapshot is those same weights, flagged, so
-  snapshots travel the same way. Ray is imported only here, and only when workers are
-  asked for (``pip install -e ".[ray]"``).
+* :class:`InProcessWorkers` (``workers=0``, the default): the trainer's own
+  :class:`~.lanes.Lanes`, played in this process.
+* :class:`RayWorkers` (``workers=N``): N Ray actors, each a :class:`RolloutWorker` holding
+  its own :class:`~.lanes.Lanes` with its share of the ``num_envs`` lanes (``num_envs`` is
+  the total: worker ``i`` gets ``num_envs // N``, one more for the first ``num_envs % N``),
+  its own opponent pool and a CPU copy of the policy. Each update the learner asks every
+  worker for a rollout of ``rollout_steps`` steps, concatenates them (in worker order),
+  updates, and puts the new weights into Ray's object store once (``ray.put``); every
+  worker reads them from there at the start of its next rollout. A pool snapshot is those
+  same weights, flagged, so snapshots travel the same way. Ray is imported only here, and
+  only when workers are asked for (``pip install -e ".[ray]"``).
 
 With ``algo: exit`` the lanes make expert iteration's search records instead of PPO
-rollouts (:func:`play_lanes`); everything else is the same.
+rollouts (:meth:`~.lanes.Lanes.collect`); everything else is the same.
 
 The interface, per update: :meth:`collect` returns the rollout (a plain dict of numpy
-arrays, :data:`~.rollout.FIELDS`) and the game statistics; :meth:`release` says the
-learner is done with it; :meth:`broadcast` hands over the updated network (and whether
-it is also a new snapshot); :meth:`state` is what a checkpoint keeps of the workers;
-:meth:`close` ends them. ``timings`` holds the last update's seconds spent gathering,
-concatenating and broadcasting, which ``train`` logs.
+arrays, :data:`~.rollout.FIELDS`) and the game statistics; :meth:`broadcast` hands over
+the updated network (and whether it is also a new snapshot); :meth:`state` is what a
+checkpoint keeps of the workers; :meth:`close` ends them. ``timings`` holds the last
+update's seconds spent gathering, concatenating and broadcasting, which ``train`` logs.
 
 Seeds and reproducibility
 -------------------------
@@ -61,12 +60,14 @@ import typing
 import numpy as np
 import torch
 
-from rummyrl.agents.neural import PolicyNet, game_io
+from rummyrl.agents.network import PolicyNet
+from rummyrl.distributed import RaySession, local_cpus
 
-from .checkpoint import lanes_state, load_lanes_state, map_leaves
 from .config import TrainConfig
-from .exit import collect_search_data, concat_records
-from .rollout import FIELDS, collect_rollout
+from .exit import concat_records
+from .lanes import Lanes
+from .rollout import FIELDS
+from .state import to_numpy, to_torch
 
 if typing.TYPE_CHECKING:
     from .trainer import Trainer
@@ -125,25 +126,6 @@ def merge_stats(parts: list[dict]) -> dict:
     return out
 
 
-def to_numpy(obj):
-    """Tensors to numpy arrays, through containers: what crosses Ray (torch's own pickling
-    of tensors does not survive Ray's serializer in every torch version)."""
-    return map_leaves(obj, torch.Tensor, lambda t: t.cpu().numpy())
-
-
-def to_torch(obj):
-    """The inverse of :func:`to_numpy` (writable copies): what checkpoints hold."""
-    return map_leaves(obj, np.ndarray, lambda a: torch.from_numpy(np.array(a)))
-
-
-def play_lanes(holder, stats: dict) -> dict[str, np.ndarray]:
-    """What ``holder``'s lanes make for one update: a PPO rollout or, with ``algo: exit``,
-    the search records of the episodes that ended."""
-    if holder.cfg.algo == "exit":
-        return collect_search_data(holder, stats)
-    return collect_rollout(holder, stats)
-
-
 def concat_parts(algo: str, parts: list[dict]) -> dict[str, np.ndarray]:
     """The workers' parts as one, in worker order."""
     return concat_records(parts) if algo == "exit" else concat_rollouts(parts)
@@ -168,10 +150,7 @@ class InProcessWorkers:
 
     def collect(self) -> tuple[dict, dict]:
         stats: dict = {}
-        return play_lanes(self.tr, stats), stats
-
-    def release(self) -> None:
-        self.tr.rollout.carry_over()  # only now: the rollout dict is a view of this buffer (empty with algo exit)
+        return self.tr.lanes.collect(self.tr.net, stats), stats
 
     def broadcast(self, net: PolicyNet, snapshot: bool) -> None:
         """Nothing to send: the lanes use the trainer's network and pool."""
@@ -201,68 +180,56 @@ class RolloutWorker:
 
     def setup(self, generation: int, snapshots: list | None = None, state: dict | None = None) -> dict:
         """Fresh lanes for ``generation``, the pool's ``snapshots`` (weights, oldest first)
-        and, when resuming, the :func:`~.checkpoint.lanes_state` saved by a checkpoint.
-        Returns where the worker runs."""
-        from .trainer import setup_lanes
-
+        and, when resuming, the :meth:`~.lanes.Lanes.state_dict` a checkpoint saved (with
+        this worker's generation and number of lanes). Returns where the worker runs."""
         seed = worker_seed(self.base_cfg.seed, self.index, generation)
         cfg = dataclasses.replace(self.base_cfg, num_envs=self.num_envs, seed=seed, workers=0, device="cpu")
-        self.cfg, self.generation = cfg, generation
-        self.rng = np.random.default_rng(seed)
-        io = game_io(cfg.game, cfg.num_players)
-        self.net = PolicyNet(io, cfg.net).eval()
-        setup_lanes(self, cfg, io)
+        self.generation = generation
+        self.net = PolicyNet(cfg.game, cfg.net).eval()
+        self.lanes = Lanes(cfg, np.random.default_rng(seed))
         for w in snapshots or ():
             self._add_snapshot(w)
         if state is not None:
-            load_lanes_state(self, to_torch(state))
-        self._carry = False
-        self.exit_teacher = self.exit_pending = None  # algo exit: made, from this seed, on the first collect
+            self.lanes.load_state_dict(to_torch(state))
         self.ready = True
         return {"index": self.index, "generation": generation, "pid": os.getpid(), "node": _node_id()}
 
     def _add_snapshot(self, weights: dict) -> None:
         load_weights(self.net, weights)
-        self.pool.add_snapshot(self.net)
+        self.lanes.pool.add_snapshot(self.net)
+
+    def _check_ready(self) -> None:
+        if not self.ready:
+            raise WorkerNotReady(f"worker {self.index} is not set up (restarted?)")
 
     def add_snapshot(self, weights: dict) -> None:
         """Add ``weights`` to the pool now (as :meth:`collect` does when told to)."""
-        if not self.ready:
-            raise WorkerNotReady(f"worker {self.index} is not set up (restarted?)")
+        self._check_ready()
         self._add_snapshot(weights)
 
     def collect(self, weights: dict, snapshot: bool = False) -> tuple[dict, dict, float]:
         """Load ``weights`` (and add them to the pool when ``snapshot``), play a rollout.
         Returns (rollout, statistics, seconds spent here). The rollout's arrays are views
         of the buffer until the next call (Ray copies them out as the call returns)."""
-        if not self.ready:
-            raise WorkerNotReady(f"worker {self.index} is not set up (restarted?)")
+        self._check_ready()
         t0 = time.perf_counter()
-        self._carry_over()
         load_weights(self.net, weights)
         if snapshot:
-            self.pool.add_snapshot(self.net)
+            self.lanes.pool.add_snapshot(self.net)
         stats: dict = {}
-        rollout = play_lanes(self, stats)
-        self._carry = True
+        rollout = self.lanes.collect(self.net, stats)
         return rollout, stats, time.perf_counter() - t0
 
-    def _carry_over(self) -> None:
-        if self._carry:
-            self.rollout.carry_over()
-            self._carry = False
-
     def state_dict(self) -> dict:
-        """What a checkpoint keeps of this worker (:func:`~.checkpoint.lanes_state`)."""
-        if not self.ready:
-            raise WorkerNotReady(f"worker {self.index} is not set up (restarted?)")
-        self._carry_over()
-        return to_numpy({"generation": self.generation, "num_envs": self.num_envs, **lanes_state(self)})
+        """What a checkpoint keeps of this worker: its generation, its number of lanes and
+        its lanes' state."""
+        self._check_ready()
+        return to_numpy({"generation": self.generation, "num_envs": self.num_envs, **self.lanes.state_dict()})
 
 
 def _node_id() -> str | None:
     try:
-        import ray
+        import ray  # Ray is an optional extra: imported where a Ray worker runs, never at import time
 
         return ray.get_runtime_context().get_node_id() if ray.is_initialized() else None
     except Exception:  # noqa: BLE001 - informative only
@@ -280,13 +247,11 @@ class RayWorkers:
     remote = True
 
     def __init__(self, tr: Trainer, states: dict | None = None):
-        from rummyrl.distributed import RaySession, local_cpus
-
         cfg = tr.cfg
         self.tr = tr
         self.session = RaySession(cfg.ray_address, num_cpus=local_cpus(cfg.workers))
         ray = self.ray = self.session.ray
-        from ray.exceptions import RayActorError
+        from ray.exceptions import RayActorError  # Ray is an optional extra: imported once it is running
 
         self._lost = (RayActorError, WorkerNotReady)
         self.handles: list = []
@@ -375,9 +340,6 @@ class RayWorkers:
             info = ray.get(self.handles[i].setup.remote(self.generation[i], snaps, None))
         self.info[i] = info
         self.restarts += 1
-
-    def release(self) -> None:
-        """Nothing to do: the workers' buffers carry over when they next play."""
 
     def broadcast(self, net: PolicyNet, snapshot: bool) -> None:
         t = time.perf_counter()

@@ -1,0 +1,220 @@
+"""The self-play lanes of one process, and the one step loop that plays them.
+
+:class:`Lanes` holds what playing needs: the batched self-play environments of the run's
+game, the opponent pool, the random generator they draw from, each lane's opponent (its
+kind and snapshot) and the learner's seat, PPO's rollout buffer, and expert iteration's
+teacher and records of games in progress. The trainer holds one in process
+(``workers=0``); each Ray worker holds its own (:mod:`.workers`). :meth:`Lanes.state_dict`
+is the one serialisation of lane state, in a checkpoint's ``lanes`` or in each of its
+``workers`` states.
+
+:meth:`Lanes.play` is the step loop of both algorithms. Every step it computes, once, the
+per-action input of every row a network or the expert plays (:meth:`Lanes.features`: the
+learner's rows, the snapshots' and the expert's), lets the algorithm's *side* act at the
+learner's rows (PPO's :class:`~.rollout.PolicySide` samples the network and records the
+transitions; expert iteration's :class:`~.exit.TeacherSide` lets the teacher play and
+records its decisions, each with the input computed here), the pool at the others, steps
+the environments, credits the rewards, counts how deals and games ended, and draws a new
+opponent and seat for every lane whose game ended.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Protocol
+
+import numpy as np
+
+from rummyrl import games
+from rummyrl.agents import load_agent
+from rummyrl.agents.features import action_features, expert_prior
+from rummyrl.agents.network import PolicyNet
+from rummyrl.envs.batched import SelfPlay
+
+from .config import TrainConfig, engine_config, reward_scheme
+from .exit import Pending, TeacherSide, network_agent
+from .pool import EXPERT, SELF, SNAPSHOT, OpponentPool
+from .rollout import PolicySide, Rollout
+from .state import rng_state, set_rng_state, tensor
+
+
+class Side(Protocol):
+    """An algorithm's part of the step loop: how the learner's rows act and what is recorded."""
+
+    def act(self, step: int, lanes: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+            prior: np.ndarray) -> np.ndarray:
+        """Actions at the learner's rows (``lanes``, whose seats are ``seats``), given their
+        observations, masks and per-action input (:meth:`Lanes.features`)."""
+
+    def credit(self, rewards: np.ndarray, done: np.ndarray) -> None:
+        """After a step: every seat's rewards ``(B, P)`` and which games ended."""
+
+    def result(self, stats: dict) -> dict[str, np.ndarray]:
+        """What the update trains on, after the steps."""
+
+
+def make_selfplay(cfg: TrainConfig) -> SelfPlay:
+    """The batched self-play environments of the run's game (all seats; the lanes assign them)."""
+    rules = engine_config(cfg)
+    return SelfPlay(cfg.game, cfg.num_envs, reward=reward_scheme(cfg),
+                    **{f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)})
+
+
+class Lanes:
+    """``cfg.num_envs`` self-play games played by the learner against the pool, drawing
+    from ``rng`` (the trainer's generator in process, a worker's own on Ray)."""
+
+    def __init__(self, cfg: TrainConfig, rng: np.random.Generator):
+        self.cfg, self.game, self.rng = cfg, games.get(cfg.game), rng
+        self.env = make_selfplay(cfg)
+        self.env.reset(seed=cfg.seed)
+        self.pool = OpponentPool(cfg, rng)
+        self.rollout = Rollout(cfg)
+        self.kind, self.snap = self.pool.draw(cfg.num_envs)
+        self.seat = rng.integers(0, cfg.num_players, cfg.num_envs)
+        self.teacher = None
+        self.pending: Pending | None = None
+        """``algo: exit``: the teacher and the records of games in progress, made on the first
+        :meth:`collect` (not in checkpoints: a resumed run starts them afresh)."""
+        self._handed_out = False  # the last rollout returned is a view of the buffer
+
+    # -- one update's data -------------------------------------------------------------
+    def collect(self, net: PolicyNet, stats: dict) -> dict[str, np.ndarray]:
+        """Play ``rollout_steps`` batched steps with ``net`` as the learner; returns what the
+        update trains on: the PPO rollout (views of the buffer, valid until the next call
+        or :meth:`state_dict`) or, with ``algo: exit``, the search records of the episodes
+        that ended. ``stats`` gets the counts of how deals and games ended."""
+        self._carry_over()
+        side = self._exit_side(net) if self.cfg.algo == "exit" else PolicySide(net, self.rollout, self.rng)
+        self.play(side, stats)
+        self._handed_out = self.cfg.algo != "exit"
+        return side.result(stats)
+
+    def _exit_side(self, net: PolicyNet) -> TeacherSide:
+        if self.teacher is None:
+            self.teacher = load_agent(self.cfg.exit.teacher, game=self.cfg.game, seed=int(self.rng.integers(2**31)))
+            self.teacher.set_rules(self.env.state.config)  # the run's rules, for its worlds and rollouts
+            self.pending = Pending(self.cfg.num_envs, self.cfg.num_players)
+        return TeacherSide(self.cfg, self.teacher, self.pending, network_agent(net))
+
+    def _carry_over(self) -> None:
+        if self._handed_out:  # the learner is done with the last rollout: keep only its pending transitions
+            self.rollout.carry_over()
+            self._handed_out = False
+
+    # -- the step loop -----------------------------------------------------------------
+    def play(self, side: Side, stats: dict) -> None:
+        """``rollout_steps`` batched steps: ``side`` acts at the learner's rows (``act``) and
+        is credited after each step (``credit``); the pool plays the other rows."""
+        cfg, env = self.cfg, self.env
+        batch = env.batch
+        for t in range(cfg.rollout_steps):
+            player = batch.player.copy()
+            learner = (self.kind == SELF) | (player == self.seat)
+            prior = self.features(batch.obs, batch.mask, learner)
+            actions = np.zeros(cfg.num_envs, np.int64)
+            rows = np.flatnonzero(learner)
+            if rows.size:
+                actions[rows] = side.act(t, rows, player[rows], batch.obs[rows], batch.mask[rows], prior[rows])
+            others = np.flatnonzero(~learner)
+            if others.size:
+                actions[others] = self.pool.act(self.kind[others], self.snap[others], batch.obs[others],
+                                                batch.mask[others], prior[others])
+            batch = env.step(actions)
+            self._count_deals(stats)
+            side.credit(batch.rewards, batch.done)
+            if batch.done.any():
+                done = np.flatnonzero(batch.done)
+                self._count_games(batch, done, stats)
+                self.kind[done], self.snap[done] = self.pool.draw(done.size)
+                self.seat[done] = self.rng.integers(0, cfg.num_players, done.size)
+
+    def features(self, obs: np.ndarray, mask: np.ndarray, learner: np.ndarray) -> np.ndarray:
+        """``(B, A)`` float32, once per step: the network's per-action input
+        (``net.features``) at the rows a network plays (the learner's and the snapshots'),
+        the ``expert`` baseline's preference at the expert's rows (it plays its argmax), 0
+        elsewhere; each kind in one batched pass."""
+        net = self.cfg.net
+        out = np.zeros(mask.shape, np.float32)
+        expert = ~learner & (self.kind == EXPERT)
+        rows = learner | (~learner & (self.kind == SNAPSHOT))
+        if net.prior_is_expert:  # the network's input is the expert's preference: one pass for both
+            rows |= expert
+        if rows.any():
+            out[rows] = action_features(net.features, self.game, obs[rows], mask[rows], net.expert_params)
+        if not net.prior_is_expert and expert.any():
+            out[expert] = expert_prior(self.game, obs[expert], mask[expert])
+        return out
+
+    def _count_deals(self, stats: dict) -> None:
+        """How the deals that ended in the last step ended (``hands/<end>``, ``hands/total``)."""
+        st = self.env.state
+        ended = np.flatnonzero(self.game.deal_ended(st))
+        if ended.size:
+            names = self.game.end_names
+            counts = np.bincount(st.last_end[ended], minlength=len(names))
+            for k in counts.nonzero()[0]:
+                stats[f"hands/{names[k]}"] = stats.get(f"hands/{names[k]}", 0) + int(counts[k])
+            stats["hands/total"] = stats.get("hands/total", 0) + ended.size
+
+    def _count_games(self, batch, done: np.ndarray, stats: dict) -> None:
+        """Results of ended games in which the learner held a seat against an opponent."""
+        vs = done[self.kind[done] != SELF]
+        if vs.size:
+            winner = batch.final["winner"][vs]
+            seat = self.seat[vs]
+            stats.setdefault("games/vs_pool", []).extend((winner == seat).astype(float).tolist())
+            totals = batch.final["total"][vs].astype(float)
+            mine = totals[np.arange(vs.size), seat]
+            stats.setdefault("games/points", []).extend((mine - (totals.sum(1) - mine) / (totals.shape[1] - 1)).tolist())
+
+    # -- state -------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """Everything the lanes need to go on exactly: the generator, the pool's agents'
+        generators, the games in progress, each lane's opponent and seat and the rollout's
+        pending transitions (not the teacher or its pending records)."""
+        self._carry_over()
+        return {"rng": rng_state(self.rng), "pool": self.pool.state_dict(), "env": env_state_dict(self.env),
+                "kind": tensor(self.kind), "snap": tensor(self.snap), "seat": tensor(self.seat),
+                "rollout": self.rollout.state_dict()}
+
+    def load_state_dict(self, d: dict) -> None:
+        """Put back :meth:`state_dict` (lanes set up from the same config, the pool holding
+        the same snapshots)."""
+        set_rng_state(self.rng, d["rng"])
+        self.pool.load_state_dict(d["pool"])
+        load_env_state(self.env, d["env"])
+        self.kind, self.snap, self.seat = (d[k].numpy().copy() for k in ("kind", "snap", "seat"))
+        self.rollout.load_state_dict(d["rollout"])
+        self._handed_out = False
+
+    @property
+    def num_envs(self) -> int:
+        return len(self.kind)
+
+
+def env_state_dict(env: SelfPlay) -> dict:
+    """The games in progress of ``env``: its engine state, the seats' pending rewards and the
+    current batch."""
+    state, batch = env.state, env.batch
+    return {"core": {f.name: tensor(getattr(state, f.name)) for f in dataclasses.fields(state)
+                     if isinstance(getattr(state, f.name), np.ndarray)},
+            "seat_rewards": tensor(env.seats.pending),
+            "batch": {k: tensor(getattr(batch, k)) for k in ("player", "obs", "mask", "rewards", "done")}}
+
+
+def load_env_state(env: SelfPlay, d: dict) -> None:
+    """Put back :func:`env_state_dict` (``env`` made from the same config)."""
+    for name, t in d["core"].items():
+        arr = getattr(env.state, name)
+        if arr.shape != tuple(t.shape):
+            setattr(env.state, name, t.numpy().copy())
+        else:
+            arr[...] = t.numpy()
+    # through the seats' own methods: they also mark the games that are owed a reward, which a
+    # copy of ``pending`` alone would leave unmarked (their rewards then came late after a resume)
+    owed = d["seat_rewards"].numpy()
+    env.seats.clear()
+    env.seats.add(owed, np.flatnonzero(owed.any(1)))
+    for k, t in d["batch"].items():
+        getattr(env.batch, k)[...] = t.numpy()
