@@ -21,10 +21,8 @@ It keeps the meld arithmetic exact and looks one draw ahead:
   from the stock, so after the first few draws it plays on for gin (and for undercuts
   when the opponent knocks); always knock when it should end the game in our favour.
 
-Tuning (2,000 duplicate games to 100 against ``simple`` per setting, one seed): the
-knock schedule matters most. Falling by 0.25 per draw to a floor of 3 won 61%; 1.0 per
-draw to 0, 73%; the default 2.5 per draw to 0, 75%, and 66% head to head against the
-0.25 schedule. The danger weight (2-6) and the take margin (-1..1) moved it by 1-2%.
+The knock schedule matters most of the weights; how the defaults were tuned is in
+``docs/research/baselines.md``.
 
 All of it runs compiled over the batch (one decision per game, no Python loop).
 """
@@ -66,15 +64,14 @@ class ExpertParams:
     knock_floor: float = 0.0
     """The threshold never falls below this (0: late in a hand, only gin)."""
     lookahead: int = 2
-    """Discards (the best by deadwood plus danger) that get the one-draw look-ahead (4 won
-    about 1% more games against simple, for twice the time)."""
+    """Discards (the best by deadwood plus danger) that get the one-draw look-ahead (4
+    takes about twice the time of 2)."""
 
     w_gin: float = 0.0
     """Deadwood points that a sure gin at the next draw is worth to a discard in the
     look-ahead: its score falls by ``w_gin`` times the share of the unseen cards that would
-    give gin. The expert wins its hands by gin, and 30 (with ``lookahead=4,w_danger=3``) won
-    59.2% of 10,000 games against the baseline (README, "Baselines and tournaments"); the
-    baseline keeps 0."""
+    give gin: with 30 (and ``lookahead=4,w_danger=3``) the expert races for gin
+    (docs/research/baselines.md). The baseline keeps 0."""
 
     def as_array(self) -> np.ndarray:
         """The values in the order the kernel reads them (:data:`KERNEL_ORDER`)."""

@@ -22,14 +22,9 @@ unseen card next to a card in its suit that would go onto a table meld (drawn, b
 ``hold_outs`` keeps a card that could be laid off while it has that many outs in the hand and
 laying off would not let the player go out (it can go at any later turn); ``w_danger_close``
 weighs the danger of a discard while the next player holds at most ``close_cards`` cards.
-Together (``fit_outs=1,hold_outs=2,w_danger_close=30,close_cards=4``) they raised
-``planner:swap_margin=24`` against three experts from 29.1% to 31.1% and from 29.0% to 30.5% of
-4,000 games on seeds 777 and 3131 (README, "Rummy: reading the table").
-
-Tuning (2,000 four-player games against three ``simple`` per setting): outs weighted
-12 points each won 34.5% against 21% at 1.5 points; taking discards that gain 12 points
-of keep value raised it to 37%. Compiled over the batch; :func:`expert_preferences`
-scores every action (the expert plays the argmax) and serves trained agents as a prior.
+How these options and the weights' defaults were measured is in the research record
+(``docs/research/rummy.md``, ``docs/research/baselines.md``). Compiled over the batch;
+:func:`expert_preferences` scores every action (the expert plays the argmax) and serves trained agents as a prior.
 """
 
 from __future__ import annotations

@@ -41,9 +41,9 @@ option         default       meaning
                              rollout policy's choice (0: the best mean)
 ``game_value`` 100           value of winning the game, beside the hand's points
 ``horizon``    100           actions a rollout may take; one still going is a hand
-                             nobody wins (value 0): 99% of expert hands end within 76
-                             actions, and the few that do not are the ones that reach
-                             the move cap and score nothing anyway
+                             nobody wins (value 0): nearly every expert hand ends
+                             within 76 actions, and the few that do not are the ones
+                             that reach the move cap and score nothing anyway
 =============  ============  =========================================================
 
 The rules the worlds are dealt and the rollouts played by are ``config=`` (a ``GinConfig``
@@ -57,11 +57,9 @@ Rummy (``--game rummy``) searches the same way, to the end of the round: the wor
 from :mod:`rummyrl.rummy_beliefs` (options ``beta`` and ``oversample``), a rollout is
 worth the round's points to the searching player (minus them when another player goes
 out) plus ``win_value`` when it goes out itself, and ``horizon`` defaults to 400 actions.
-Its defaults differ where that measured better against three experts (the same 400
-rounds per setting, docs/research): ``belief=uniform`` (29.2% of rounds won, against
-25.8% with the weighted beliefs), ``win_value=100`` (going out is what wins the round:
-+1.6 and +2.4 points on the same rounds, within the noise) and ``worlds=64`` (less noise
-per decision); together they won 30.6% [27.8, 33.5] of 1,000 fresh rounds.
+Its defaults differ where that measured better against three experts
+(docs/research/search.md): ``belief=uniform``, ``win_value=100`` (going out is what wins
+the round) and ``worlds=64`` (less noise per decision).
 """
 
 from __future__ import annotations

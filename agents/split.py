@@ -3,7 +3,7 @@
 A tool for finding where a strong agent's edge lies before distilling it: put search at
 the draw only and the expert everywhere else (and the other way round), play the same
 deals, and compare (``scripts/search_where.py``). In Rummy, search's draw decisions alone
-carried most of its edge (docs/research).
+carried most of its edge (docs/research/rummy.md).
 
 A *draw decision* is a position whose mask allows a draw action: drawing from the stock,
 taking the top discard, or (Gin) passing the upcard. The engines allow these only at the
@@ -14,16 +14,15 @@ A *known-stock draw* (``phase="stock"``, Rummy only) is a draw decision, with bo
 and the top discard open, at which the player knows the card the stock would give: the pile
 was turned over this round (R-7: its order is public, the earliest discard on top), or the
 stock is empty and a draw would turn the pile over now. Rummy search's draw edge is mostly
-there: at those draws alone, search beside the expert won 41.4% of 1,000 games against
-three ``simple`` where the expert won 32.9% of the same deals (docs/research).
+there (docs/research/rummy.md).
 
 A *play decision* (``phase="play"``) is every position that is not a draw decision: the
 rest of the turn. Against three experts, Rummy search's remaining edge over the planner is
-there (docs/research).
+there (docs/research/rummy.md).
 
 A *knock decision* (Gin only) is a position whose mask allows a knock or big gin: the
 player may end the hand, or discard and play on. In Gin, search's edge over the expert
-lies in the rest of the turn, not in the draw (docs/research); the knock
+lies in the rest of the turn, not in the draw (docs/research/expert_iteration_gin.md); the knock
 split says how much of it is the choice to end the hand.
 """
 
