@@ -61,11 +61,12 @@ import numpy as np
 from numba import njit
 
 from . import melds as M
-from .deals import first_dealer, game_seeds, shuffled_decks
-from .batch import (BatchState, action_lanes, config_from_dict, first_illegal, illegal_action_error,
-                    observation_buffer, player_array)
+from .deals import game_seeds
+from .batch import (BatchConfig, BatchState, deal_orders, deck_schedule, first_illegal, game_index,
+                    illegal_action_error, init_args, lane_rows, new_game, observation_buffer,
+                    player_array, reset_lanes, step_lanes, take_top_discard, throw_card)
 from .melds import deadwood_one, knock_bits_one, suit_masks_one
-from .cards import NUM_CARDS, NUM_RANKS, card_str, check_deck
+from .cards import NUM_CARDS, NUM_RANKS, card_str
 
 # --------------------------------------------------------------------------------------
 # Constants
@@ -89,24 +90,21 @@ HAND_SIZE = 10
 UPCARD_POS = 2 * HAND_SIZE
 STOCK_START = UPCARD_POS + 1
 NUM_PLAYERS = 2
+#: the most points a target or a bonus may be (GinConfig)
+MAX_POINTS = 1_000_000
+
+
+_ACTION_WORDS = {DRAW_STOCK: "draw_stock", TAKE_DISCARD: "take_discard", PASS: "pass", BIG_GIN: "big_gin"}
 
 
 def action_name(action: int) -> str:
     """``57`` -> ``"knock Ks"``-style text for an action id."""
     a = int(action)
-    if a == DRAW_STOCK:
-        return "draw_stock"
-    if a == TAKE_DISCARD:
-        return "take_discard"
-    if a == PASS:
-        return "pass"
     if DISCARD <= a < KNOCK:
         return f"discard {card_str(a - DISCARD)}"
     if KNOCK <= a < BIG_GIN:
         return f"knock {card_str(a - KNOCK)}"
-    if a == BIG_GIN:
-        return "big_gin"
-    return f"<invalid action {a}>"
+    return _ACTION_WORDS.get(a, f"<invalid action {a}>")
 
 
 class IllegalActionError(ValueError):
@@ -117,8 +115,10 @@ class IllegalActionError(ValueError):
 # Config
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class GinConfig:
+class GinConfig(BatchConfig):
     """Rule options (docs/rules.md "What the sources leave open") and scoring constants."""
+
+    game_name = "Gin Rummy"
 
     episode: str = "game"
     """``"hand"``: an episode is one hand; ``"game"``: hands until the target (G-15)."""
@@ -165,23 +165,21 @@ class GinConfig:
         need(self.episode in ("hand", "game"), f"episode must be 'hand' or 'game', got {self.episode!r}")
         need(self.dealer_rule in ("alternate", "winner"),
              f"dealer_rule must be 'alternate' or 'winner', got {self.dealer_rule!r}")
-        need(self.target >= 1, f"target must be >= 1, got {self.target}")
+        # the upper bounds keep scores in the state's int32 and counters in its int16
+        need(1 <= self.target <= MAX_POINTS, f"target must be in 1..{MAX_POINTS}, got {self.target}")
         need(0 <= self.knock_limit <= 100, f"knock_limit must be in 0..100, got {self.knock_limit}")
         for name in ("gin_bonus", "undercut_bonus", "game_bonus", "box_bonus"):
-            need(getattr(self, name) >= 0, f"{name} must be >= 0, got {getattr(self, name)}")
+            v = getattr(self, name)
+            need(0 <= v <= MAX_POINTS, f"{name} must be in 0..{MAX_POINTS}, got {v}")
         need(self.big_gin_bonus is None or (isinstance(self.big_gin_bonus, (int, np.integer))
-                                            and self.big_gin_bonus >= 0),
-             f"big_gin_bonus must be None (off) or an integer >= 0, got {self.big_gin_bonus!r}")
+                                            and not isinstance(self.big_gin_bonus, bool)
+                                            and 0 <= self.big_gin_bonus <= MAX_POINTS),
+             f"big_gin_bonus must be None (off) or an integer in 0..{MAX_POINTS}, got {self.big_gin_bonus!r}")
         need(0 <= self.stock_floor <= 30, f"stock_floor must be in 0..30, got {self.stock_floor}")
-        need(self.max_actions >= 4, f"max_actions must be >= 4, got {self.max_actions}")
-        need(self.max_hands >= 1, f"max_hands must be >= 1, got {self.max_hands}")
+        need(4 <= self.max_actions <= 30000, f"max_actions must be in 4..30000, got {self.max_actions}")
+        need(1 <= self.max_hands <= 10000, f"max_hands must be in 1..10000, got {self.max_hands}")
         need(isinstance(self.loser_box_bonus, bool), "loser_box_bonus must be true or false")
         need(isinstance(self.forbid_taken_discard, bool), "forbid_taken_discard must be true or false")
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "GinConfig":
-        """Build from a mapping; an unknown key is an error naming it and the known ones."""
-        return config_from_dict(cls, d, "Gin Rummy")
 
 
 # --------------------------------------------------------------------------------------
@@ -238,13 +236,7 @@ class GinState(BatchState):
 # --------------------------------------------------------------------------------------
 # init
 # --------------------------------------------------------------------------------------
-def init(
-    batch_size: int,
-    seed=None,
-    config: GinConfig | None = None,
-    decks=None,
-    dealers=None,
-) -> GinState:
+def init(batch_size: int, seed=None, config: GinConfig | None = None, decks=None, dealers=None) -> GinState:
     """Start ``batch_size`` games.
 
     ``seed``: int, ``np.random.Generator`` or None (see :func:`game_seeds`).
@@ -255,11 +247,8 @@ def init(
     ``(B, H)``; -1 (or omitted) leaves it to G-3 (seeded first dealer, then the dealer
     rule).
     """
-    config = config or GinConfig()
-    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    B = int(batch_size)
-    schedule, schedule_dealer = _schedule(B, decks, dealers)
+    B, config = init_args(batch_size, config, GinConfig)
+    schedule, schedule_dealer = deck_schedule(B, NUM_PLAYERS, decks, dealers, "H")
     z = np.zeros
     state = GinState(
         config=config,
@@ -279,72 +268,26 @@ def init(
         last_hands=z((B, 2, NUM_CARDS), bool), last_meld_id=np.full((B, 2, NUM_CARDS), -1, np.int8),
         last_laid_off=z((B, NUM_CARDS), bool),
     )
-    rows = np.arange(B)
-    _new_game(state, rows)
-    _update_mask(state, rows)
+    _new_game(state, np.arange(B))
     return state
 
 
-def _schedule(B, decks, dealers):
-    if decks is None:
-        if dealers is not None:
-            raise ValueError("dealers were given without decks: pass the decks they deal")
-        return np.zeros((B, 0, NUM_CARDS), np.int8), np.zeros((B, 0), np.int8)
-    arr = check_deck(decks, "decks")
-    if arr.ndim == 1:
-        arr = np.broadcast_to(arr, (B, 1, NUM_CARDS))
-    elif arr.ndim == 2:
-        arr = arr[:, None, :]
-    if arr.ndim != 3 or arr.shape[0] != B:
-        raise ValueError(f"decks must be (52,), (B, 52) or (B, H, 52) with B = {B}, got {np.shape(decks)}")
-    H = arr.shape[1]
-    if dealers is None:
-        dl = np.full((B, H), -1, np.int8)
-    else:
-        d = np.asarray(dealers)
-        if not np.issubdtype(d.dtype, np.integer) or not np.isin(d, (-1, 0, 1)).all():
-            raise ValueError(f"dealers must be 0, 1 (or -1 for the dealer rule), got {dealers!r}")
-        if d.ndim == 0:
-            d = np.full((B, 1), int(d))
-        elif d.ndim == 1:
-            if d.shape[0] != B:
-                raise ValueError(f"dealers must have one entry per game ({B}), got {d.shape[0]}")
-            d = d[:, None]
-        if d.shape[0] != B or d.shape[1] > H:
-            raise ValueError(f"dealers shape {np.shape(dealers)} does not match decks shape {arr.shape}")
-        dl = np.full((B, H), -1, np.int8)
-        dl[:, : d.shape[1]] = d
-    return np.ascontiguousarray(arr, dtype=np.int8), dl
+#: the game-level fields a new game starts from
+_FRESH_GAME = {"scores": 0, "hands_won": 0, "hand_no": 0, "winner": -1, "game_over": False, "truncated": False}
 
 
 def _new_game(state: GinState, rows: np.ndarray) -> None:
-    """Reset the game-level counters of ``rows`` and deal their first hand."""
-    state.scores[rows] = 0
-    state.hands_won[rows] = 0
-    state.hand_no[rows] = 0
-    state.winner[rows] = -1
-    state.game_over[rows] = False
-    state.truncated[rows] = False
-    dealer = first_dealer(state.seed[rows], state.game_no[rows], NUM_PLAYERS)
-    _deal(state, rows, dealer)
+    """Reset the game-level counters of ``rows``, deal their first hand and compute the mask."""
+    new_game(state, rows, _FRESH_GAME, _deal, NUM_PLAYERS)
+    _update_mask(state, rows)
 
 
 def _deal(state: GinState, rows: np.ndarray, rule_dealer: np.ndarray) -> None:
     """Deal the hand numbered ``state.hand_no`` to ``rows`` (G-1)."""
     if rows.size == 0:
         return
-    hand_no = state.hand_no[rows]
-    decks = shuffled_decks(state.seed[rows], state.game_no[rows], hand_no)
-    dealer = rule_dealer.astype(np.int8)
-    H = state.schedule.shape[1]
-    if H:
-        # explicit decks only for a lane's first game: game_no 0
-        sched = (hand_no < H) & (state.game_no[rows] == 0)
-        if sched.any():
-            sr = np.flatnonzero(sched)
-            decks[sr] = state.schedule[rows[sr], hand_no[sr]]
-            d = state.schedule_dealer[rows[sr], hand_no[sr]]
-            dealer[sr] = np.where(d >= 0, d, dealer[sr])
+    decks, dealer = deal_orders(state, rows, state.hand_no[rows], rule_dealer)
+    dealer = dealer.astype(np.int8)
     n = rows.size
     state.deck[rows] = decks
     state.dealer[rows] = dealer
@@ -403,14 +346,7 @@ def _legal_one(b, hands, pile_len, phase, current, taken, must_draw, mask,
 @njit(cache=True)
 def _take_one(b, p, hands, pile, pile_from, pile_len, known, taken, phase):
     """Take the top discard (G-4), or the upcard in the offer (G-2)."""
-    n = pile_len[b] - 1
-    c = pile[b, n]
-    pile[b, n] = -1
-    pile_from[b, n] = -1
-    pile_len[b] = n
-    hands[b, p, c] = True
-    known[b, p, c] = True
-    taken[b] = c
+    take_top_discard(b, p, hands, pile, pile_from, pile_len, known, taken)
     phase[b] = PHASE_DISCARD
 
 
@@ -443,14 +379,7 @@ def _draw_one(b, p, hands, deck, stock_top, pile, pile_len, passed, taken, phase
 @njit(cache=True)
 def _throw_one(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken, current, phase):
     """Put card ``c`` on the discard pile (G-5); the other player is to draw."""
-    hands[b, p, c] = False
-    known[b, p, c] = False
-    thrown[b, p, c] = True
-    n = pile_len[b]
-    pile[b, n] = c
-    pile_from[b, n] = p
-    pile_len[b] = n + 1
-    taken[b] = -1
+    throw_card(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken)
     current[b] = 1 - p
     phase[b] = PHASE_DRAW
 
@@ -473,7 +402,7 @@ def _step_kernel(act, hands, deck, stock_top, pile, pile_from, pile_len, known, 
     for b in range(act.shape[0]):
         ends[b] = _ENDS_NOTHING
         hand_ended[b] = False
-        if phase[b] == PHASE_DONE or not active[b]:
+        if not active[b] or phase[b] == PHASE_DONE:
             continue
         a = act[b]
         p = current[b]
@@ -527,8 +456,8 @@ def update_mask(state: GinState) -> None:
 
 
 def legal_mask(state: GinState) -> np.ndarray:
-    """``(B, NUM_ACTIONS)`` bool: the legal actions of the player to act (all False when
-    the episode is over). ``init`` and ``step`` compute it; this returns a copy."""
+    """A copy of ``state.mask``: ``(B, NUM_ACTIONS)`` bool, the legal actions of the player to
+    act in each game (all False once its episode is over); ``init`` and ``step`` keep it."""
     return state.mask.copy()
 
 
@@ -536,17 +465,17 @@ def legal_mask(state: GinState) -> np.ndarray:
 # step
 # --------------------------------------------------------------------------------------
 def step(state: GinState, actions, inplace: bool = False, active=None) -> GinState:
-    """Apply one action per game. Games already over (phase DONE) ignore their entry, and
-    so do the games where ``active`` (``(B,)`` bool, default all) is False: they are left
-    exactly as they are (only their ``hand_ended`` flag is cleared).
+    """Apply one action per game, ``actions[b]`` in game ``b``. A game that is over (phase
+    DONE), or whose ``active`` entry (``(B,)`` bool, default all) is False, ignores its
+    action and stays as it is but for its ``hand_ended`` flag, cleared. A knock scores the
+    hand (G-8 .. G-14) and, in whole games, deals the next one in the same step.
 
-    Raises :class:`IllegalActionError` naming the action, the phase and the legal actions
-    when an action is not legal; nothing is changed then.
+    An action that is not legal raises :class:`IllegalActionError` naming it, its phase
+    and the legal actions, and changes nothing.
     """
-    a, active = action_lanes(state, actions, active)
-    B = a.shape[0]
-    s = state if inplace else state.copy()
+    a, active, s = step_lanes(state, actions, active, inplace)
     cfg = s.config
+    B = a.shape[0]
     ends = np.empty(B, np.int8)
     n_ended = _step_kernel(
         a, s.hands, s.deck, s.stock_top, s.pile, s.pile_from, s.pile_len, s.known, s.passed,
@@ -659,18 +588,10 @@ def _end_hands(s, g, knocker, knock, big_gin, dead, capped):
 # Resets for the batched interface
 # --------------------------------------------------------------------------------------
 def reset_done(state: GinState, rows: np.ndarray | None = None) -> np.ndarray:
-    """Start a new game in every finished lane (or in ``rows``), in place. A lane's next
-    game is its game number plus one, so its deals stay reproducible. Returns the rows."""
-    if rows is None:
-        if not state.game_over.any():
-            return np.empty(0, np.int64)
-        rows = np.flatnonzero(state.game_over)
-    rows = np.asarray(rows, dtype=np.int64)
-    if rows.size:
-        state.game_no[rows] += 1
-        _new_game(state, rows)
-        _update_mask(state, rows)
-    return rows
+    """Start a new game, in place, in every lane whose episode is over (or in ``rows``, an
+    index array); the lane's game number counts up, so its deals stay reproducible
+    (:func:`rummyrl.batch.reset_lanes`). Returns the rows."""
+    return reset_lanes(state, rows, _new_game)
 
 
 # --------------------------------------------------------------------------------------
@@ -699,7 +620,7 @@ def game_result(state: GinState, rows: np.ndarray | None = None) -> GameResult:
     totals are the hand points and the margin is the hand's points.
     """
     cfg = state.config
-    sel = slice(None) if rows is None else np.asarray(rows, dtype=np.int64)
+    sel = slice(None) if rows is None else lane_rows(rows, state.phase.shape[0])
     winner, scores, hands_won = state.winner[sel], state.scores[sel], state.hands_won[sel]
     one_hand = cfg.episode == "hand"
     bonus, box = (0, 0) if one_hand else (cfg.game_bonus, cfg.box_bonus)
@@ -865,6 +786,7 @@ def hand_info(state: GinState, b: int) -> dict:
     the defender's after lay-offs), ``hands``, ``melds`` (per player, lists of cards),
     ``laid_off`` (the defender's cards laid off), ``scores`` (game totals after the hand).
     """
+    b = game_index(b, state.phase.shape[0])
     melds = []
     for p in range(NUM_PLAYERS):
         ids = state.last_meld_id[b, p]
@@ -884,6 +806,7 @@ def hand_info(state: GinState, b: int) -> dict:
 
 def game_info(state: GinState, b: int) -> dict:
     """The final totals of game ``b`` with each bonus itemized (G-16 .. G-19)."""
+    b = game_index(b, state.phase.shape[0])
     r = game_result(state, np.array([b]))
     return {
         "winner": int(r.winner[0]),

@@ -150,11 +150,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, VALUE, card_str, cards_str
 from . import melds as M
-from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, VALUE, card_str, cards_str, check_deck
-from .deals import first_dealer, game_seeds, shuffled_decks
-from .batch import (BatchState, action_lanes, config_from_dict, first_illegal, illegal_action_error,
-                    observation_buffer, player_array)
+from .deals import game_seeds
+from .batch import (BatchConfig, BatchState, deal_orders, deck_schedule, first_illegal, game_index,
+                    illegal_action_error, init_args, lane_rows, new_game, observation_buffer,
+                    player_array, reset_lanes, step_lanes, take_top_discard, throw_card)
 
 # --------------------------------------------------------------------------------------
 # Constants
@@ -177,6 +178,8 @@ PHASE_NAMES = ("DRAW", "PLAY", "DONE")
 END_NONE, END_OUT, END_DRAWN, END_TRUNCATED = range(4)
 END_NAMES = ("none", "out", "draw", "truncated")
 
+#: the highest target (RummyConfig.target): scores stay in the state's int32
+MAX_TARGET = 1_000_000
 #: default move cap per stock card a round may draw (see RummyConfig.max_actions)
 ACTIONS_PER_STOCK_CARD = 10
 
@@ -243,8 +246,10 @@ _VALUE = np.ascontiguousarray(VALUE, dtype=np.int64)
 # Config
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class RummyConfig:
+class RummyConfig(BatchConfig):
     """Rule options (docs/rules.md "What the sources leave open") and caps."""
+
+    game_name = "Rummy"
 
     num_players: int = 4
     """Players at the table, 2..6 (R-1)."""
@@ -290,7 +295,7 @@ class RummyConfig:
         need(MIN_PLAYERS <= self.num_players <= MAX_PLAYERS,
              f"num_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players}")
         need(self.episode in ("round", "game"), f"episode must be 'round' or 'game', got {self.episode!r}")
-        need(self.target >= 1, f"target must be >= 1, got {self.target}")
+        need(1 <= self.target <= MAX_TARGET, f"target must be in 1..{MAX_TARGET}, got {self.target}")
         need(0 <= self.stock_passes <= 100, f"stock_passes must be in 0..100, got {self.stock_passes}")
         most = (NUM_CARDS - 2) // self.num_players
         need(1 <= self.hand_size <= most,
@@ -318,11 +323,6 @@ class RummyConfig:
     def stock_start(self) -> int:
         """Cards in the stock right after the deal (R-1)."""
         return NUM_CARDS - self.hand_size * self.num_players - 1
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "RummyConfig":
-        """Build from a mapping; an unknown key is an error naming it and the known ones."""
-        return config_from_dict(cls, d, "Rummy")
 
 
 # --------------------------------------------------------------------------------------
@@ -520,31 +520,17 @@ def _draw_stock_one(b, p, hands, hand_size, stock, stock_pos, stock_len, pile, p
 @njit(cache=True)
 def _take_one(b, p, hands, hand_size, pile, pile_from, pile_len, known, taken, phase):
     """Take the top discard (R-3); the others now know the player holds it."""
-    n = pile_len[b] - 1
-    c = pile[b, n]
-    pile[b, n] = -1
-    pile_from[b, n] = -1
-    pile_len[b] = n
-    hands[b, p, c] = True
+    take_top_discard(b, p, hands, pile, pile_from, pile_len, known, taken)
     hand_size[b, p] += 1
-    known[b, p, c] = True
-    taken[b] = c
     phase[b] = PHASE_PLAY
 
 
 @njit(cache=True)
 def _discard_one(b, p, c, hands, hand_size, pile, pile_from, pile_len, known, taken, drawn_seen, thrown):
     """Put card ``c`` on the discard pile (R-3)."""
-    hands[b, p, c] = False
+    throw_card(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken)
     hand_size[b, p] -= 1
-    known[b, p, c] = False
     drawn_seen[b, p, c] = False
-    thrown[b, p, c] = True
-    n = pile_len[b]
-    pile[b, n] = c
-    pile_from[b, n] = p
-    pile_len[b] = n + 1
-    taken[b] = -1
 
 
 @njit(cache=True)
@@ -781,13 +767,8 @@ def init(
     or ``(B, S)``; -1 (or omitted) leaves it to the rules (a seeded first dealer, then one
     seat clockwise each round, R-2).
     """
-    config = config or RummyConfig()
-    if not isinstance(config, RummyConfig):
-        raise ValueError(f"config must be a RummyConfig, got {type(config).__name__}")
-    if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-    B = int(batch_size)
-    schedule, schedule_dealer = _schedule(B, config.num_players, decks, dealers)
+    B, config = init_args(batch_size, config, RummyConfig)
+    schedule, schedule_dealer = deck_schedule(B, config.num_players, decks, dealers, "S")
     state = _alloc(B, config, game_seeds(seed, B), schedule, schedule_dealer)
     _new_game(state, np.arange(B))
     return state
@@ -832,68 +813,23 @@ def _alloc(B: int, config: RummyConfig, seeds: np.ndarray, schedule: np.ndarray,
     return state
 
 
-def _schedule(B, P, decks, dealers):
-    if decks is None:
-        if dealers is not None:
-            raise ValueError("dealers were given without decks: pass the decks they deal")
-        return np.zeros((B, 0, NUM_CARDS), np.int8), np.zeros((B, 0), np.int8)
-    arr = check_deck(decks, "decks")
-    if arr.ndim == 1:
-        arr = np.broadcast_to(arr, (B, 1, NUM_CARDS))
-    elif arr.ndim == 2:
-        arr = arr[:, None, :]
-    if arr.ndim != 3 or arr.shape[0] != B:
-        raise ValueError(f"decks must be (52,), (B, 52) or (B, S, 52) with B = {B}, got {np.shape(decks)}")
-    S = arr.shape[1]
-    dl = np.full((B, S), -1, np.int8)
-    if dealers is not None:
-        d = np.asarray(dealers)
-        if not np.issubdtype(d.dtype, np.integer) or d.size == 0 or d.min() < -1 or d.max() >= P:
-            raise ValueError(f"dealers must be seats 0..{P - 1} (or -1 for the rule), got {dealers!r}")
-        if d.ndim == 0:
-            d = np.full((B, 1), int(d))
-        elif d.ndim == 1:
-            if d.shape[0] != B:
-                raise ValueError(f"dealers must have one entry per game ({B}), got {d.shape[0]}")
-            d = d[:, None]
-        if d.ndim != 2 or d.shape[0] != B or d.shape[1] > S:
-            raise ValueError(f"dealers shape {np.shape(dealers)} does not match decks shape {arr.shape}")
-        dl[:, : d.shape[1]] = d
-    return np.ascontiguousarray(arr, dtype=np.int8), dl
+#: the game-level fields a new game starts from
+_FRESH_GAME = {"scores": 0, "rounds_won": 0, "round_no": 0, "round_winners": -1, "round_points": 0,
+               "round_ends": END_NONE, "winner": -1, "game_over": False, "truncated": False,
+               "round_ended": False}
 
 
 def _new_game(state: RummyState, rows: np.ndarray) -> None:
-    """Reset the game-level counters of ``rows`` and deal their first round."""
-    state.scores[rows] = 0
-    state.rounds_won[rows] = 0
-    state.round_no[rows] = 0
-    state.round_winners[rows] = -1
-    state.round_points[rows] = 0
-    state.round_ends[rows] = END_NONE
-    state.winner[rows] = -1
-    state.game_over[rows] = False
-    state.truncated[rows] = False
-    state.round_ended[rows] = False
-    dealer = first_dealer(state.seed[rows], state.game_no[rows], state.num_players)  # R-2
-    _deal(state, rows, dealer)
+    """Reset the game-level counters of ``rows`` and deal their first round (the seeded
+    first dealer, R-2); the deal computes the mask."""
+    new_game(state, rows, _FRESH_GAME, _deal, state.num_players)
 
 
 def _deal(state: RummyState, rows: np.ndarray, rule_dealer: np.ndarray) -> None:
     """Deal the round numbered ``state.round_no`` to ``rows`` (R-1)."""
     if rows.size == 0:
         return
-    round_no = state.round_no[rows]
-    decks = shuffled_decks(state.seed[rows], state.game_no[rows], round_no)
-    dealer = rule_dealer.astype(np.int64)
-    S = state.schedule.shape[1]
-    if S:
-        # explicit decks only for a lane's first game: game_no 0
-        sched = (round_no < S) & (state.game_no[rows] == 0)
-        if sched.any():
-            sr = np.flatnonzero(sched)
-            decks[sr] = state.schedule[rows[sr], round_no[sr]]
-            d = state.schedule_dealer[rows[sr], round_no[sr]]
-            dealer[sr] = np.where(d >= 0, d, dealer[sr])
+    decks, dealer = deal_orders(state, rows, state.round_no[rows], rule_dealer)
     cfg = state.config
     s = state
     _deal_kernel(np.asarray(rows, np.int64), np.ascontiguousarray(decks, np.int8), dealer,
@@ -905,17 +841,10 @@ def _deal(state: RummyState, rows: np.ndarray, rule_dealer: np.ndarray) -> None:
 
 
 def reset_done(state: RummyState, rows: np.ndarray | None = None) -> np.ndarray:
-    """Start a new game in every finished lane (or in ``rows``), in place. A lane's next
-    game is its game number plus one, so its deals stay reproducible. Returns the rows."""
-    if rows is None:
-        if not state.game_over.any():
-            return np.empty(0, np.int64)
-        rows = np.flatnonzero(state.game_over)
-    rows = np.asarray(rows, dtype=np.int64)
-    if rows.size:
-        state.game_no[rows] += 1
-        _new_game(state, rows)
-    return rows
+    """In place: each lane whose episode is over (or each of ``rows``, game indices) counts
+    its game number up and starts that game, dealt from the seed as in ``init``
+    (:func:`rummyrl.batch.reset_lanes`). Returns the rows."""
+    return reset_lanes(state, rows, _new_game)
 
 
 @njit(cache=True)
@@ -948,17 +877,17 @@ def legal_mask(state: RummyState) -> np.ndarray:
 # step
 # --------------------------------------------------------------------------------------
 def step(state: RummyState, actions, inplace: bool = False, active=None) -> RummyState:
-    """Apply one action per game. Games already over (phase DONE) ignore their entry, and
-    so do the games where ``active`` (``(B,)`` bool, default all) is False: they are left
-    exactly as they are (only their ``round_ended`` flag is cleared).
+    """Apply ``actions[b]`` to game ``b``, for every game; a finished game (phase DONE) or
+    one whose ``active`` entry (``(B,)`` bool, default all True) is False ignores its
+    entry and is left as it was, but for its ``round_ended`` flag (cleared). A round that
+    ends is scored (R-8) and, in whole games, the next one is dealt in the same step.
 
-    Raises :class:`IllegalActionError` naming the action, the phase and the legal actions
-    when an action is not legal; nothing is changed then.
+    Raises :class:`IllegalActionError`, which names the action, the phase and the legal
+    actions, when an action is not legal; then nothing changes.
     """
-    a, active = action_lanes(state, actions, active)
-    B = a.shape[0]
-    s = state if inplace else state.copy()
+    a, active, s = step_lanes(state, actions, active, inplace)
     cfg = s.config
+    B = a.shape[0]
     next_round = np.empty(B, bool)
     n_next = _step_kernel(
         a, s.hands, s.hand_size, s.stock, s.stock_pos, s.stock_len, s.passes, s.last_stock, s.pile,
@@ -1063,8 +992,9 @@ _O_ACTIONS = OBS_LAYOUT["round_actions"].start
 def obs_dim(num_players: int = 4) -> int:
     """Length of the flat observation: :data:`OBS_DIM` for every player count (per-seat
     parts are sized for :data:`MAX_PLAYERS`)."""
-    if not MIN_PLAYERS <= int(num_players) <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players}")
+    if (not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool)
+            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS):
+        raise ValueError(f"num_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
     return OBS_DIM
 
 
@@ -1217,6 +1147,7 @@ def _table(table_slot, table_by, laid_off, slot_owner) -> list[dict]:
 def table_melds(state: RummyState, b: int) -> list[dict]:
     """The melds on the table of game ``b`` now: per slot its ``owner``, ``cards`` and the
     cards ``laid_off`` onto it as ``[card, player]``."""
+    b = game_index(b, state.phase.shape[0])
     return _table(state.table_slot[b], state.table_by[b], state.laid_off[b], state.slot_owner[b])
 
 
@@ -1228,6 +1159,7 @@ def round_info(state: RummyState, b: int) -> dict:
     ``hand_values`` and ``hands`` (what each player held at the end), ``table`` (the melds
     as in :func:`table_melds`), ``scores`` (game totals after the round).
     """
+    b = game_index(b, state.phase.shape[0])
     P = state.num_players
     # after a round that did not end the game the next one is already dealt
     rnd = int(state.round_no[b]) - (0 if state.game_over[b] else 1)
@@ -1251,6 +1183,7 @@ def game_info(state: RummyState, b: int) -> dict:
     Keys: ``winner`` (-1 while none), ``over``, ``truncated``, ``rounds_played``, ``rounds``
     (per round: ``end``, ``winner``, ``points``), ``rounds_won``, ``scores`` (totals).
     """
+    b = game_index(b, state.phase.shape[0])
     n = int(state.round_no[b]) + (1 if state.game_over[b] else 0)
     n = min(n, state.round_winners.shape[1])
     return {
@@ -1285,7 +1218,7 @@ class GameResult:
 
 def game_result(state: RummyState, rows: np.ndarray | None = None) -> GameResult:
     """Totals of the games over with a winner (all games, or only ``rows``)."""
-    sel = slice(None) if rows is None else np.asarray(rows, dtype=np.int64)
+    sel = slice(None) if rows is None else lane_rows(rows, state.phase.shape[0])
     w = state.winner[sel].astype(np.int64)
     has = w >= 0
     total = np.where(has[:, None], state.scores[sel], 0).astype(np.int64)
