@@ -33,6 +33,21 @@ class Agent:
         mask = np.asarray(action_mask, dtype=bool)[None]
         return int(self.act(obs, mask)[0])
 
+    def check_batch(self, observations, action_masks) -> tuple[np.ndarray, np.ndarray]:
+        """``(observations float32, masks bool)`` of a batch, or ValueError naming the shape
+        that does not fit this agent's game: ``(B, OBS_DIM)`` observations and ``(B, A)``
+        masks (a single observation goes through ``agent(observation, mask)``)."""
+        g = games.get(self.game)
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        masks = np.asarray(action_masks)
+        if obs.ndim != 2 or obs.shape[1] != g.obs_dim:
+            raise ValueError(f"{self.name} ({g.title}): observations must be (B, {g.obs_dim}), got shape "
+                             f"{obs.shape}; one observation goes through agent(observation, action_mask)")
+        if masks.shape != (obs.shape[0], g.num_actions):
+            raise ValueError(f"{self.name} ({g.title}): action masks must be ({obs.shape[0]}, {g.num_actions}) "
+                             f"for {obs.shape[0]} observations, got shape {masks.shape}")
+        return obs, np.ascontiguousarray(masks, dtype=bool)
+
     def reset(self, seed: int | None = None) -> None:
         """Start afresh (new episode); agents with randomness take a seed here."""
 
@@ -61,7 +76,7 @@ class PreferenceAgent(Agent):
         return type(self).preference(observations, action_masks, self.params)
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return self.preferences(observations, action_masks).argmax(1)
+        return self.preferences(*self.check_batch(observations, action_masks)).argmax(1)
 
 
 def tell_rules(agents, config) -> None:

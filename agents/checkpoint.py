@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from pathlib import Path
 
 import torch
@@ -32,14 +33,21 @@ def save_checkpoint(path: str | Path, payload: dict) -> None:
 
 
 def load_checkpoint(path: str | Path, game: str | None = None) -> dict:
-    """Read a checkpoint, with a clear error for a missing, unreadable or foreign file."""
+    """Read a checkpoint, with a one-line error naming the file and the cause for a missing,
+    corrupt or foreign file."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+    if path.stat().st_size == 0:
+        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint (the file is empty)")
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns about pickle protocols of files it then refuses
+            warnings.simplefilter("ignore")
+            data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - any unpickling failure means a bad file
-        raise ValueError(f"checkpoint {str(path)!r} is unreadable or corrupt ({type(e).__name__}: {e})") from None
+        cause = load_cause(e)
+        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint "
+                         f"({type(e).__name__}{': ' + cause if cause else ''})") from None
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{str(path)!r} is not a rummyrl checkpoint")
     if data.get("version") != CHECKPOINT_VERSION:
@@ -47,6 +55,18 @@ def load_checkpoint(path: str | Path, game: str | None = None) -> dict:
     if game is not None and data.get("game") != game:
         raise ValueError(f"checkpoint {str(path)!r} was trained for {data.get('game')!r}, not {game!r}")
     return data
+
+
+def load_cause(e: Exception) -> str:
+    """The one line of a ``torch.load`` failure that names its cause. torch's message runs to
+    several lines of advice (re-run with ``weights_only=False``, which would execute the
+    file's code): of a refused unpickling only what the unpickler said, of anything else its
+    first sentence."""
+    text = str(e)
+    if "WeightsUnpickler error:" in text:
+        text = text.split("WeightsUnpickler error:", 1)[1]
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line.split(". ", 1)[0].rstrip(".")
 
 
 def build_net(data: dict) -> PolicyNet:

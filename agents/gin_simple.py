@@ -45,8 +45,7 @@ class SimpleGinAgent(Agent):
     game = "gin"
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = np.asarray(observations)
-        mask = np.asarray(action_masks, dtype=bool)
+        obs, mask = self.check_batch(observations, action_masks)
         B = obs.shape[0]
         hands = obs[:, _HAND] > 0.5
         actions = np.full(B, -1, np.int64)

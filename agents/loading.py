@@ -89,6 +89,9 @@ def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
         return _make(spec, game=game, seed=seed)
     name, colon, options = spec.partition(":")
     if colon and name in _BUILTIN:
+        if not options.strip(" ,"):
+            raise ValueError(f"agent spec {spec!r} has an empty option list: write {name!r} for the defaults, "
+                             f"or {name}:KEY=VALUE,...")
         if name not in _WITH_OPTIONS:
             raise ValueError(f"agent {name!r} takes no options (got {spec!r}); agents with options: "
                              f"{sorted(_WITH_OPTIONS)}")

@@ -37,8 +37,7 @@ class NeuralAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
-        mask = np.ascontiguousarray(action_masks, dtype=bool)
+        obs, mask = self.check_batch(observations, action_masks)
         return self.act_with_prior(obs, mask, self.features(obs, mask))
 
     def features(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:

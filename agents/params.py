@@ -41,6 +41,8 @@ def parse_fields(cls, text: str, signed: tuple[str, ...] = (), integers: dict | 
     out = {}
     for item in split_items(text):
         key, eq, value = (x.strip() for x in item.partition("="))
+        if key in out:
+            raise ValueError(f"expert parameter {key!r} is given twice in {text!r}")
         if not eq or key not in names:
             raise ValueError(f"expert parameter {item!r} is not KEY=VALUE with KEY one of {', '.join(names)}")
         try:

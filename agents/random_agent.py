@@ -21,4 +21,4 @@ class RandomAgent(Agent):
             self.rng = np.random.default_rng(seed)
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return random_actions(action_masks, self.rng)
+        return random_actions(self.check_batch(observations, action_masks)[1], self.rng)

@@ -104,8 +104,7 @@ class SimpleRummyAgent(Agent):
     game = "rummy"
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
-        mask = np.ascontiguousarray(action_masks, dtype=bool)
+        obs, mask = self.check_batch(observations, action_masks)
         out = np.full(obs.shape[0], -1, np.int64)
         _act_kernel(obs, mask, _MELD_SIZE, _MELD_VALUE, _VALUE, out)
         return out

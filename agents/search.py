@@ -103,6 +103,8 @@ def parse_options(text: str) -> dict:
             value = value[1:-1]
         if not eq:
             raise ValueError(f"search option {item!r} is not KEY=VALUE; options: {', '.join(OPTIONS)}")
+        if key in out:
+            raise ValueError(f"search option {key!r} is given twice in {text!r}")
         if key not in OPTIONS:
             hint = ("; an agent spec with options of its own goes in parentheses, as in "
                     "rollout=(expert:lookahead=4,w_gin=30)" if ":" in text else "")
@@ -263,4 +265,4 @@ class SearchAgent(Agent):
         return out, cand, means
 
     def act(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return self.decide(observations, action_masks)[0]
+        return self.decide(*self.check_batch(observations, action_masks))[0]

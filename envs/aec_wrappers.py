@@ -9,8 +9,8 @@ classes (``isinstance`` holds, their ``step``/``observe``/``reset`` logic runs u
 only answer those attribute reads from the unwrapped environment in one step, and take the
 common case of each wrapper's ``step``/``observe`` (an environment that has been reset, a live
 agent's legal ``int`` action inside a ``Discrete`` space) without the detours; every other
-case (before ``reset``, an out-of-bounds or illegal action, a finished agent) runs
-PettingZoo's own code.
+case (before ``reset``, an illegal action, a finished agent) runs PettingZoo's own code,
+except an action outside the action space, which is a ``ValueError`` here.
 """
 
 from __future__ import annotations
@@ -77,21 +77,28 @@ class TerminateIllegalWrapper(_DirectAttributes, wrappers.TerminateIllegalWrappe
 
 
 class AssertOutOfBoundsWrapper(_DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
-    """``pettingzoo.utils.wrappers.AssertOutOfBoundsWrapper`` (an action outside the action
-    space is an assertion error)."""
+    """``pettingzoo.utils.wrappers.AssertOutOfBoundsWrapper``, except that an action outside
+    the action space is a ``ValueError`` naming the agent and the action (PettingZoo's
+    assertion would vanish under ``python -O``)."""
 
     def __init__(self, env: AECEnv):
         super().__init__(env)
         self._set_base(env)
 
     def step(self, action) -> None:
-        if type(action) is int:
-            env = self._unwrapped_env
-            space = env.action_space(env.agent_selection)
-            if type(space) is Discrete and space.start <= action < space.start + space.n:
-                BaseWrapper.step(self, action)
-                return
-        super().step(action)
+        env = self._unwrapped_env
+        agent = env.agent_selection
+        space = env.action_space(agent)
+        if type(action) is int and type(space) is Discrete and space.start <= action < space.start + space.n:
+            BaseWrapper.step(self, action)
+            return
+        done = env.terminations.get(agent, False) or env.truncations.get(agent, False)
+        if (action is None and done) or (action is not None and not isinstance(action, (bool, float, str))
+                                         and space.contains(action)):
+            BaseWrapper.step(self, action)
+            return
+        allowed = "None (the agent is done)" if done else f"an int in {space.start}..{space.start + space.n - 1}"
+        raise ValueError(f"{agent}: action {action!r} is not in the action space; allowed: {allowed}")
 
 
 class OrderEnforcingWrapper(_DirectAttributes, wrappers.OrderEnforcingWrapper):

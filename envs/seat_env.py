@@ -114,6 +114,8 @@ class SeatEnv(gymnasium.Env):
 
     # ---------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ValueError(f"{type(self).__name__}.reset: seed must be a non-negative int or None, got {seed!r}")
         super().reset(seed=seed)
         core, P = self.game.engine, self.num_players
         decks, dealers, extra = parse_reset_options(options, P, extra=("seat",))

@@ -63,7 +63,7 @@ def game_seeds(seed, batch_size: int) -> np.ndarray:
         return seed.integers(0, 2**63, size=batch_size, dtype=np.int64).astype(np.uint64)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, an np.random.Generator or None, got {seed!r}")
-    base = _mix64(np.array([int(seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an int in 0 .. 2**64 - 1, an np.random.Generator or None, got {seed!r}")
+    base = _mix64(np.array([int(seed)], dtype=np.uint64))
     return _mix64(base ^ np.arange(batch_size, dtype=np.uint64) * _U64(0x9E3779B97F4A7C15))
