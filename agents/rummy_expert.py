@@ -63,6 +63,9 @@ for _m, _cards in enumerate(MELDS):
 
 @dataclass(frozen=True)
 class RummyExpertParams:
+    """Tunable weights of the Rummy expert (``expert:w_outs=10``, ``planner:swap_margin=24``);
+    the defaults are the ``expert`` baseline's."""
+
     w_danger: float = 4.0
     """Points one unit of danger is worth when choosing a discard."""
     w_outs: float = 12.0

@@ -44,6 +44,9 @@ option         default       meaning
                              nobody wins (value 0): nearly every expert hand ends
                              within 76 actions, and the few that do not are the ones
                              that reach the move cap and score nothing anyway
+``win_value``  100           Rummy: value of going out, beside the round's points
+``oversample`` 4             Rummy, ``weighted``: uniform worlds drawn per world kept
+                             (the opponent model weighs them and resamples)
 =============  ============  =========================================================
 
 The rules the worlds are dealt and the rollouts played by are ``config=`` (a ``GinConfig``
@@ -119,6 +122,10 @@ def parse_options(text: str) -> dict:
 
 
 class SearchAgent(Agent):
+    """Determinized Monte Carlo search over the batched engine (see the module docstring):
+    ``SearchAgent(game, seed, config=None, **options)`` with the options of the table
+    above, or by name, ``load_agent("search:worlds=64,topk=3", game=...)``."""
+
     name = "search"
 
     def __init__(self, game: str = "gin", seed: int | None = None, config=None, **options):

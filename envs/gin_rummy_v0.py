@@ -8,7 +8,7 @@ env = gin_rummy_v0.env(render_mode="ansi", episode="hand", reward="hand_points")
 
 |                    |                                                               |
 |--------------------|---------------------------------------------------------------|
-| Import             | `from envs import gin_rummy_v0`                               |
+| Import             | `from rummyrl.envs import gin_rummy_v0`                       |
 | Actions            | Discrete                                                      |
 | Parallel API       | No (a player draws and then discards: turns do not alternate action by action) |
 | Manual control     | No                                                            |

@@ -8,7 +8,7 @@ env = rummy_v0.env(num_players=4, render_mode="ansi", episode="round", reward="r
 
 |                    |                                                               |
 |--------------------|---------------------------------------------------------------|
-| Import             | `from envs import rummy_v0`                                   |
+| Import             | `from rummyrl.envs import rummy_v0`                           |
 | Actions            | Discrete                                                      |
 | Parallel API       | No (a turn is a draw, any number of melds and lay-offs, then a discard: turns do not alternate action by action) |
 | Manual control     | No                                                            |
