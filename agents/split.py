@@ -2,7 +2,7 @@
 
 A tool for finding where a strong agent's edge lies before distilling it: put search at
 the draw only and the expert everywhere else (and the other way round), play the same
-deals, and compare (``scripts/search_where.py``). In Rummy, search's draw decisions alone
+deals, and compare (``docs/research/scripts/search_where.py``). In Rummy, search's draw decisions alone
 carried most of its edge (docs/research/rummy.md).
 
 A *draw decision* is a position whose mask allows a draw action: drawing from the stock,

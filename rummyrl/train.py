@@ -7,6 +7,12 @@
     python train.py --resume runs/gin_rummy/last.pt        # continue a run
     python train.py workers=2                              # rollouts on 2 Ray actors (pip install -e ".[ray]")
     python train.py ray_address=auto workers=16 device=cuda  # join a Ray cluster, learn on the GPU
+    python train.py --config configs/recipes/gin_pretrained.yaml   # every stage that made a shipped network
+
+A config file with ``stages`` is a recipe (:mod:`rummyrl.training.recipe`): its stages
+(training, offline fit, evaluation, export) run in order into ``runs/<recipe>/<stage>/``,
+and the same command run again goes on at the first stage not done; its overrides name
+their stage (``ppo.time_limit_minutes=10``), ``--until STAGE`` stops after one.
 
 The trainer itself is the package rummyrl.training (config, opponent pool, lanes and their
 step loop, rollouts, PPO, expert iteration, checkpoints, evaluation, the main loop). Its names are importable from here too, so
@@ -15,7 +21,7 @@ step loop, rollouts, PPO, expert iteration, checkpoints, evaluation, the main lo
 
 TensorBoard logs and checkpoints (``last.pt``, ``best.pt``, ``final.pt``) go to
 ``runs/<name>/``; Ctrl-C saves before exiting. ``workers``, ``ray_address`` and ``device``
-are config fields like the others (README, "Scaling out").
+are config fields like the others (docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -26,12 +32,14 @@ import sys
 from pathlib import Path
 
 from rummyrl.agents.checkpoint import load_checkpoint
-from rummyrl.distributed import RayUnavailableError
+from rummyrl.distributed import RayMissingError, RayUnavailableError
 from rummyrl.training import (EVAL_SEED, EXPERT, FIELDS, FINAL_EVAL_SEED, KINDS, RANDOM, SELF, SIMPLE, SNAPSHOT,
                               ConfigError, EvalConfig, Lanes, OpponentConfig, OpponentPool, Rollout, TrainConfig,
                               Trainer, env_state_dict, evaluate_policy, final_report, gae, load_config,
                               load_env_state, make_selfplay, plot_learning_curve, ppo_update, reward_scheme,
                               to_overrides, train, upgrade)
+from rummyrl.training.commands import command_line
+from rummyrl.training.recipe import Recipe, Stopped, is_recipe, load_recipe, run_recipe
 
 #: the overrides of ``--quick``
 QUICK = ["total_steps=400000", "time_limit_minutes=4", "num_envs=128", "eval.every_minutes=1",
@@ -46,12 +54,22 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="a few-minute run for a first look")
     ap.add_argument("--run-dir", default=None, help="folder for logs and checkpoints (default runs/<name>)")
     ap.add_argument("--no-eval", action="store_true", help="skip the evaluation after training")
-    ap.add_argument("overrides", nargs="*", help="config overrides key=value (e.g. total_steps=2e6 net.hidden=128)")
+    ap.add_argument("--until", default=None, metavar="STAGE", help="with a recipe: stop after this stage")
+    ap.add_argument("overrides", nargs="*", help="config overrides key=value (e.g. total_steps=2e6 net.hidden=128; "
+                                                 "with a recipe STAGE.KEY=VALUE)")
     args = ap.parse_args(argv)
+    if args.config and is_recipe(args.config):
+        return _recipe(args, sys.argv[1:] if argv is None else list(argv))
+    if args.until:
+        print("train.py: error: --until needs a recipe (--config configs/recipes/...)", file=sys.stderr)
+        return 2
     try:
         resume = None
         if args.resume:
             resume = load_checkpoint(args.resume)
+            if "counters" not in resume or "optimizer" not in resume:
+                raise ValueError(f"{args.resume} holds a network alone (a shipped or exported one), not a run to "
+                                 f"continue; start a run from its network with init={args.resume}")
             base = upgrade(resume["train_config"])  # a config saved by an earlier version in today's keys
             cfg = load_config(None, to_overrides(base) + (QUICK if args.quick else []) + args.overrides)
         else:
@@ -64,23 +82,44 @@ def main(argv=None) -> int:
         return 2
     run_dir = Path(args.run_dir) if args.run_dir else (Path(args.resume).parent if args.resume else None)
     try:
-        tr = train(cfg, run_dir=run_dir, resume=resume)
+        tr = train(cfg, run_dir=run_dir, resume=resume, evaluate_start=not args.no_eval)
     except (RayUnavailableError, ConfigError) as e:  # ConfigError: an init checkpoint that does not fit
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
     if tr.interrupted:
-        print(f"stopped; continue with: python train.py --resume {tr.run_dir / 'last.pt'}", file=sys.stderr)
+        print(f"stopped; continue with: {command_line('train', '--resume', tr.run_dir / 'last.pt')}", file=sys.stderr)
         return 130
     if not args.no_eval:
         final_report(tr)
     return 0
 
 
+def _recipe(args, argv: list[str]) -> int:
+    """Run the recipe of ``--config`` (:mod:`rummyrl.training.recipe`)."""
+    for flag, given in (("--resume", args.resume), ("--quick", args.quick), ("--no-eval", args.no_eval)):
+        if given:
+            print(f"train.py: error: {flag} does not go with a recipe (run the same command again to continue it; "
+                  f"its stages' overrides set the rest)", file=sys.stderr)
+            return 2
+    try:
+        recipe = load_recipe(args.config, args.overrides, args.run_dir)
+        run_recipe(recipe, until=args.until)
+    except (Stopped, KeyboardInterrupt) as e:
+        print(f"\nstopped{': ' + str(e) if str(e) else ''}; run the same command to go on where it stopped: "
+              f"{command_line('train', *argv)}", file=sys.stderr)
+        return 130
+    except (ConfigError, ValueError, FileNotFoundError, RayMissingError, RayUnavailableError) as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 __all__ = [
     "ConfigError", "EVAL_SEED", "EXPERT", "EvalConfig", "FIELDS", "FINAL_EVAL_SEED", "KINDS", "Lanes",
     "OpponentConfig", "OpponentPool", "QUICK", "RANDOM", "Rollout", "SELF", "SIMPLE", "SNAPSHOT", "TrainConfig",
-    "Trainer", "env_state_dict", "evaluate_policy", "final_report", "gae", "load_config", "load_env_state", "main",
-    "make_selfplay", "plot_learning_curve", "ppo_update", "reward_scheme", "to_overrides", "train", "upgrade",
+    "Recipe", "Trainer", "env_state_dict", "evaluate_policy", "final_report", "gae", "is_recipe", "load_config",
+    "load_env_state", "load_recipe", "main", "make_selfplay", "plot_learning_curve", "ppo_update", "reward_scheme",
+    "run_recipe", "to_overrides", "train", "upgrade",
 ]
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""Distil saved search records into a network again, offline (rummyrl/training/offline.py).
+"""Distil saved search records into a network again, offline: the command line of
+:func:`rummyrl.training.offline.fit_to_file` (the ``fit`` stage of configs/recipes/gin_pretrained.yaml).
 
-    python train.py --config configs/rummy_exit.yaml exit.save_records=true     # makes runs/rummy_exit/records/
-    python scripts/exit_fit.py runs/rummy_exit/records --config configs/rummy_exit.yaml \\
-        --epochs 8 --out runs/rummy_fit/fit.pt learning_rate=3e-4 exit.depart_weight=2
-    python evaluate.py runs/rummy_fit/fit.pt simple --game rummy
+    python train.py --config configs/gin_rummy_exit.yaml exit.save_records=true   # makes runs/gin_rummy_exit/records/
+    python scripts/exit_fit.py runs/gin_rummy_exit/records --config configs/gin_rummy_exit.yaml \\
+        --epochs 8 --out runs/gin_fit/fit.pt learning_rate=3e-4 exit.depart_weight=2
+    python evaluate.py runs/gin_fit/fit.pt simple expert
 
 Trailing ``key=value`` arguments override the config as in train.py (the network's width,
 ``learning_rate``, ``minibatch_size``, ``vf_coef``, ``exit.depart_weight``, ``seed``).
@@ -19,19 +20,12 @@ validation loss (``--select q_gain``: the highest q_gain).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
 from rummyrl.training import ConfigError, load_config
-from rummyrl.training.offline import SELECT, fit, kept_row
+from rummyrl.training.offline import SELECT, default_logdir, describe_kept, fit_to_file
 
-
-def default_logdir(out: str) -> Path:
-    """The fit's TensorBoard folder beside its checkpoint: ``runs/fit/fit.pt`` -> ``runs/fit/fit/``
-    (``runs/fit/fit`` -> ``runs/fit/fit_tb/``, never the checkpoint's own path)."""
-    out = Path(out)
-    return out.with_suffix("") if out.suffix else out.with_name(out.name + "_tb")
+__all__ = ["default_logdir", "main"]
 
 
 def main(argv=None) -> int:
@@ -57,16 +51,12 @@ def main(argv=None) -> int:
     args = ap.parse_intermixed_args(argv)
     try:
         cfg = load_config(args.config, args.overrides)
-        rows = fit(cfg, args.records, args.out, args.epochs, args.valid_every, args.init, select=args.select,
-                   first=args.first, logdir=args.logdir or default_logdir(args.out), min_gain=args.min_gain)
+        best = fit_to_file(cfg, args.records, args.out, args.epochs, args.valid_every, args.init, select=args.select,
+                           first=args.first, logdir=args.logdir, min_gain=args.min_gain)
     except (ConfigError, OSError, ValueError) as e:
         print(f"exit_fit.py: error: {e}", file=sys.stderr)
         return 2
-    Path(str(args.out) + ".json").write_text(json.dumps(rows, indent=1))
-    best = kept_row(rows, args.select)
-    gain = f", q_gain {best['valid_q_gain']:+.3f}" if "valid_q_gain" in best else ""
-    print(f"wrote {args.out} (epoch {best['epoch']}, validation loss {best['valid_loss']:.4f}, "
-          f"accuracy on departures {best['valid_departs']:.3f}{gain})")
+    print(describe_kept(args.out, best))
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Ship a trained network as the ``pretrained`` agent of its game.
+"""Ship a trained network as the ``pretrained`` agent of its game: the command line of
+:func:`rummyrl.training.export.export_pretrained` (the ``export`` stage of configs/recipes/).
 
     python scripts/export_pretrained.py runs/gin_rummy_exit/best.pt --results runs/gin_rummy_exit/eval/results.json
 
@@ -13,11 +14,9 @@ on. README, "Pretrained agents", lists what is shipped and the commands that mad
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from rummyrl.agents.checkpoint import export_weights, load_checkpoint, pretrained_path
-from rummyrl.tournament import display_names
+from rummyrl.training.export import export_pretrained
 
 
 def main(argv=None) -> int:
@@ -28,19 +27,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="where to write (default agents/pretrained/<game>.pt)")
     args = ap.parse_args(argv)
     try:
-        game = load_checkpoint(args.checkpoint)["game"]
-        about = {"source": args.checkpoint}
-        label = display_names([args.checkpoint])[0]
-        pairings = []
-        for path in args.results:
-            with open(path) as f:
-                found = [p for p in json.load(f).get("pairings", []) if label in (p.get("a"), p.get("b"))]
-            if not found:
-                raise ValueError(f"{path} holds no pairing of {label!r} (evaluate.py's label for {args.checkpoint})")
-            pairings += found
-        if pairings:
-            about["results"] = json.dumps(pairings)
-        out = export_weights(args.checkpoint, args.out or pretrained_path(game), about)
+        out = export_pretrained(args.checkpoint, args.out, args.results)
     except (OSError, ValueError, KeyError) as e:
         print(f"export_pretrained.py: error: {e}", file=sys.stderr)
         return 2

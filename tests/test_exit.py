@@ -258,7 +258,7 @@ def test_a_knock_phase_run_records_only_the_knock_decisions(tmp_path):
         assert n > 0 and rows("gin", mask).all(), f"{phase}: a recorded decision is not one of the phase's"
         assert mask[np.arange(n), tr.exit_buffer.data["target"][:n]].all()
     with pytest.raises(train.ConfigError, match="exit.phase=knock: knock decisions do not exist in Rummy"):
-        train.load_config(ROOT / "configs" / "rummy_exit.yaml", ["exit.phase=knock"])
+        train.load_config(ROOT / "docs" / "research" / "configs" / "rummy_exit.yaml", ["exit.phase=knock"])
     with pytest.raises(train.ConfigError, match="exit.phase=stock: stock decisions do not exist in Gin Rummy"):
         train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.phase=stock"])
 
@@ -384,7 +384,7 @@ def evaluate_rules(cfg):
 
 
 def test_rummy_expert_iteration_runs_and_its_checkpoint_plays(tmp_path):
-    cfg = train.load_config(ROOT / "configs" / "rummy_exit.yaml",
+    cfg = train.load_config(ROOT / "docs" / "research" / "configs" / "rummy_exit.yaml",
                             TINY_EXIT + ["num_players=3", "exit.teacher=search:worlds=2,topk=2,horizon=60",
                                          "rules.stock_passes=2"])
     tr = train.train(cfg, run_dir=tmp_path / "rummy", progress=False)
@@ -499,9 +499,9 @@ def test_saved_search_records_distil_again_offline(tmp_path):
     assert list((tmp_path / "cli" / "fit").glob("events.out.tfevents.*")) and cli.is_file()
     assert ef.default_logdir("runs/fit/model") == Path("runs/fit/model_tb")  # never the checkpoint's own path
 
-    # scripts/exit_curve.py: mark 0 is the starting network, the last mark fits every file,
+    # docs/research/scripts/exit_curve.py: mark 0 is the starting network, the last mark fits every file,
     # and a rerun reuses the saved fits and matches
-    spec = importlib.util.spec_from_file_location("exit_curve", ROOT / "scripts" / "exit_curve.py")
+    spec = importlib.util.spec_from_file_location("exit_curve", ROOT / "docs" / "research" / "scripts" / "exit_curve.py")
     ec = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ec)
     dated = ec.file_minutes(tmp_path / "run")

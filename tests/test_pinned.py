@@ -417,7 +417,7 @@ TRAINER_CASES = {
     "trainer_gin_plain": ("configs/gin_rummy_plain.yaml", TINY),
     "trainer_rummy": ("configs/rummy.yaml", TINY + ["net.hidden=4"]),
     "trainer_gin_exit": ("configs/gin_rummy_exit.yaml", TINY_EXIT),
-    "trainer_rummy_exit": ("configs/rummy_exit.yaml",
+    "trainer_rummy_exit": ("docs/research/configs/rummy_exit.yaml",
                            TINY_EXIT + ["net.hidden=4", "exit.teacher=search:worlds=2,topk=2,horizon=60"]),
 }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -164,7 +165,11 @@ def test_ctrl_c_in_a_terminal_saves_the_workers_games(tmp_path):
         finally:
             if proc.poll() is None:
                 proc.kill()
-    assert "continue with: python train.py --resume" in log.read_text()
+    # the command to go on, spelled with the interpreter that ran the run
+    said = [line for line in log.read_text().splitlines() if "continue with: " in line]
+    cmd = shlex.split(said[-1].split("continue with: ", 1)[1])
+    assert (ROOT / cmd[0]).resolve() == Path(sys.executable).resolve(), cmd
+    assert cmd[1:] == ["train.py", "--resume", str(run / "last.pt")], cmd
     data = load_checkpoint(run / "last.pt", "gin")
     assert data["counters"]["updates"] >= 1
     assert data["workers"]["count"] == 2 and all(st is not None for st in data["workers"]["states"])

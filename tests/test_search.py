@@ -319,7 +319,7 @@ def _search_curve_module():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "search_curve.py"
+    path = Path(__file__).resolve().parents[1] / "docs" / "research" / "scripts" / "search_curve.py"
     spec = importlib.util.spec_from_file_location("search_curve", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -327,7 +327,7 @@ def _search_curve_module():
 
 
 def test_search_curve_saves_each_point_and_reuses_it(tmp_path, monkeypatch):
-    """scripts/search_curve.py: each point is the match evaluate would play with the same
+    """docs/research/scripts/search_curve.py: each point is the match evaluate would play with the same
     spec and seed; a rerun reuses the saved points (a killed run loses only the point in
     progress), and a saved point of another match is refused, not silently reused."""
     import json

@@ -1,4 +1,4 @@
-"""PhaseSplitAgent and scripts/search_where.py: the draw decisions go to one agent and
+"""PhaseSplitAgent and docs/research/scripts/search_where.py: the draw decisions go to one agent and
 every other position to the other, on both games, and the script plays all four."""
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def test_agents_of_two_games_are_refused():
 
 def test_search_where_plays_the_four_agents_on_the_same_deals(tmp_path):
     out = tmp_path / "where.json"
-    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "search_where.py"), "--teacher", "simple",
+    r = subprocess.run([sys.executable, str(ROOT / "docs" / "research" / "scripts" / "search_where.py"), "--teacher", "simple",
                         "--base", "random", "--opponent", "random", "--games", "8", "--out", str(out)],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr
@@ -153,10 +153,10 @@ def test_search_where_plays_the_four_agents_on_the_same_deals(tmp_path):
     pts = {x["agent"]: x["points_per_hand"] for x in rows}
     assert all(len(v) == 2 and min(v) >= 0 for v in pts.values())
     assert pts["teacher"][0] > pts["base"][0]  # simple goes out; random, against random, hardly ever
-    bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "search_where.py"), "--teacher", "nobody"],
+    bad = subprocess.run([sys.executable, str(ROOT / "docs" / "research" / "scripts" / "search_where.py"), "--teacher", "nobody"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert bad.returncode == 2 and "unknown agent 'nobody'" in bad.stderr
-    inside = subprocess.run([sys.executable, str(ROOT / "scripts" / "search_where.py"), "--teacher", "simple",
+    inside = subprocess.run([sys.executable, str(ROOT / "docs" / "research" / "scripts" / "search_where.py"), "--teacher", "simple",
                              "--base", "random", "--opponent", "random", "--games", "8", "--phase", "stock",
                              "--inside-only", "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert inside.returncode == 0, inside.stderr

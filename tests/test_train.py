@@ -41,9 +41,22 @@ def test_smoke_run_of_the_script_then_evaluate_loads_its_checkpoint(tmp_path):
     assert "| policy | simple |" in out.stdout and "| policy | expert |" in out.stdout
     report = json.loads((run / "eval" / "results.json").read_text())
     assert report["evaluated"].startswith(str(run / "best.pt")) and "minutes" in report["evaluated"]
-    # the command the report prints plays its games again, game for game
+    # it says where it writes, and sets the network of step 0 beside the result, on the same games
+    assert f"checkpoints and TensorBoard logs in {run}/" in out.stderr.splitlines()[0]
+    assert "step 0: the untrained network, which plays its prior: simple" in out.stderr
+    assert "what training added, on the same 4 games per opponent" in out.stdout
+    assert "| simple | " in out.stdout.split("what training added")[1]
+    start = {p["b"]: p["win_rate_a"] for p in report["start"]["pairings"]}
+    result = {p["b"]: p["win_rate_a"] for p in report["pairings"]}
+    assert report["training_added"] == {opp: {
+        "start": start[opp], "start_ci95": pytest.approx(report["training_added"][opp]["start_ci95"]),
+        "result": result[opp], "result_ci95": pytest.approx(report["training_added"][opp]["result_ci95"]),
+        "change": pytest.approx(result[opp] - start[opp])} for opp in ("simple", "expert")}
+    # the command the report prints plays its games again, game for game, with the interpreter
+    # that ran the run (not whatever `python` is on the PATH)
     cmd = shlex.split(report["reproduce"])
-    assert cmd[:3] == ["python", "evaluate.py", str(run / "best.pt")] and f"the same games again: {report['reproduce']}" in out.stdout
+    assert (ROOT / cmd[0]).resolve() == Path(sys.executable).resolve(), cmd
+    assert cmd[1:3] == ["evaluate.py", str(run / "best.pt")] and f"the same games again: {report['reproduce']}" in out.stdout
     again = subprocess.run([sys.executable, *cmd[1:], "--quiet", "--out", str(tmp_path / "again")], cwd=ROOT,
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
@@ -226,9 +239,17 @@ def test_config_file_errors(tmp_path):
 
 
 def test_every_shipped_config_loads_and_cli_rejects_bad_keys():
-    for path in sorted((ROOT / "configs").glob("*.yaml")):
+    # the configs a user starts from, and the research's (docs/research/configs/), still runnable
+    paths = sorted((ROOT / "configs").glob("*.yaml")) + sorted((ROOT / "docs" / "research" / "configs").glob("*.yaml"))
+    assert len(paths) >= 8
+    for path in paths:
         cfg = train.load_config(path)
         assert cfg.name and cfg.total_steps > 0
+    recipes = sorted((ROOT / "configs" / "recipes").glob("*.yaml"))
+    assert [p.name for p in recipes] == ["gin_pretrained.yaml", "rummy_pretrained.yaml"]
+    for path in recipes:
+        assert train.is_recipe(path) and not train.is_recipe(ROOT / "configs" / "gin_rummy.yaml")
+        assert train.load_recipe(path).stages
     out = subprocess.run([sys.executable, "train.py", "bogus_key=1"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 2
@@ -359,3 +380,61 @@ def test_a_saved_config_of_an_earlier_version_resumes_in_todays_keys(capsys):
     for key, value in (("exit.target", "choice"), ("exit.rollout", "expert"), ("net.card_dim", 32)):
         with pytest.raises(train.ConfigError, match=f"{key} was removed"):
             train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [f"{key}={value}"])
+
+
+def test_a_corrupt_checkpoint_is_one_line_naming_the_file_and_the_cause(tmp_path):
+    """train.py --resume and evaluate.py: exit code 2, one line, no traceback and none of
+    torch's advice to load the file with weights_only=False."""
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint at all")
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes((ROOT / "agents" / "pretrained" / "gin.pt").read_bytes()[:300])
+    empty = tmp_path / "empty.pt"
+    empty.write_bytes(b"")
+    for path, cause in ((bad, "UnpicklingError: Unsupported operand"), (cut, "RuntimeError: PytorchStreamReader"),
+                        (empty, "the file is empty")):
+        for cmd, tool in (([sys.executable, "train.py", "--resume", str(path)], "train.py"),
+                          ([sys.executable, "evaluate.py", str(path), "simple", "--quiet"], "evaluate.py")):
+            out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+            lines = [line for line in out.stderr.splitlines() if line.strip()]
+            assert out.returncode == 2 and len(lines) == 1, out.stderr
+            assert lines[0].startswith(f"{tool}: error: checkpoint {str(path)!r} is corrupt or not a checkpoint ("), lines
+            assert cause in lines[0] and "weights_only" not in lines[0], lines
+    # a network alone (a shipped one) is not a run to continue: it says what to do instead
+    shipped = ROOT / "agents" / "pretrained" / "gin.pt"
+    assert train.main(["--resume", str(shipped)]) == 2
+
+
+def test_the_step_0_evaluation_changes_nothing_of_the_training(tmp_path):
+    """start_eval plays the untrained network on the final report's deals and leaves every
+    random generator as it was: the run's weights are those of a run without it."""
+    cfg = train.load_config(None, TINY)
+    with_start = train.train(cfg, run_dir=tmp_path / "a", max_updates=2, progress=False)
+    without = train.train(cfg, run_dir=tmp_path / "b", max_updates=2, progress=False, evaluate_start=False)
+    assert without.start_eval is None
+    start = with_start.start_eval
+    assert start["games"] == 4 and start["seed"] == train.FINAL_EVAL_SEED and start["step"] == 0
+    assert [p["b"] for p in start["pairings"]] == ["simple", "expert"]
+    for name, p in with_start.net.state_dict().items():
+        assert torch.equal(p, without.net.state_dict()[name]), name
+    assert load_checkpoint(tmp_path / "a" / "last.pt")["start_eval"] == start  # plain data in the checkpoint
+
+
+def test_the_progress_bar_shows_the_latest_evaluation(tmp_path, monkeypatch, capsys):
+    """Every periodic evaluation reaches the bar when it is made, the one at the end too."""
+    from rummyrl.training import loop
+
+    made = []
+
+    def fake_eval(tr, writer):
+        made.append(len(made))
+        tr.last_eval = {"step": tr.global_step, "minutes": len(made) / 10, "win_rate": {"simple": len(made) / 100}}
+
+    monkeypatch.setattr(loop, "periodic_eval", fake_eval)
+    cfg = train.load_config(None, TINY + ["eval.every_minutes=1e-9", "eval.final_games=0"])
+    train.train(cfg, run_dir=tmp_path / "run", progress=True)
+    err = capsys.readouterr().err
+    assert len(made) == 5  # step 0, after each of the three updates, and at the end
+    shown = [part.split("]")[0] for part in err.split("| eval ")[1:]]
+    assert shown[-1] == f"at {len(made) / 10:.1f} min: simple={len(made) / 100:.0%}", shown
+    assert {f"at {n / 10:.1f} min: simple={n / 100:.0%}" for n in range(1, len(made) + 1)} <= set(shown)

@@ -24,16 +24,23 @@ One job per module, in the order a run uses them:
   and hooks.
 * :mod:`.offline`: a network distilled again from the search records an expert-iteration
   run saved (``scripts/exit_fit.py``).
+* :mod:`.export`: a network shipped alone with its evaluations (``scripts/export_pretrained.py``).
+* :mod:`.commands`: the commands a run prints, spelled as this process was started.
+* :mod:`.recipe`: the stages that made a shipped network (training, fit, evaluation,
+  export) as one command that goes on where it stopped (``configs/recipes/``).
 
 The command line is :mod:`rummyrl.train` (``python train.py --help``).
 """
 
 from .config import (RETIRED, ConfigError, EvalConfig, ExitConfig, OpponentConfig, TrainConfig, load_config,
                      resolve_device, reward_scheme, to_overrides, upgrade)
-from .evaluation import EVAL_SEED, FINAL_EVAL_SEED, evaluate_policy, final_report, plot_learning_curve
+from .evaluation import (EVAL_SEED, FINAL_EVAL_SEED, evaluate_policy, final_report, plot_learning_curve, report_run,
+                         start_eval)
+from .export import export_pretrained
 from .lanes import Lanes, env_state_dict, load_env_state, make_selfplay
 from .loop import train
 from .pool import EXPERT, KINDS, RANDOM, SELF, SIMPLE, SNAPSHOT, OpponentPool
+from .recipe import Recipe, is_recipe, load_recipe, run_recipe
 from .ppo import ppo_update
 from .rollout import FIELDS, PolicySide, Rollout, gae
 from .trainer import Trainer
@@ -42,8 +49,9 @@ from .workers import InProcessWorkers, RayWorkers, RolloutWorker, make_workers, 
 __all__ = [
     "ConfigError", "EVAL_SEED", "EXPERT", "EvalConfig", "ExitConfig", "FIELDS", "FINAL_EVAL_SEED",
     "InProcessWorkers", "KINDS", "Lanes", "OpponentConfig", "OpponentPool", "PolicySide", "RANDOM", "RETIRED",
-    "RayWorkers", "Rollout", "RolloutWorker", "SELF", "SIMPLE", "SNAPSHOT", "TrainConfig", "Trainer",
-    "env_state_dict", "evaluate_policy", "final_report", "gae", "load_config", "load_env_state", "make_selfplay",
-    "make_workers", "plot_learning_curve", "ppo_update", "resolve_device", "reward_scheme", "to_overrides",
-    "train", "upgrade", "worker_seed",
+    "RayWorkers", "Recipe", "Rollout", "RolloutWorker", "SELF", "SIMPLE", "SNAPSHOT", "TrainConfig", "Trainer",
+    "env_state_dict", "evaluate_policy", "export_pretrained", "final_report", "gae", "is_recipe", "load_config",
+    "load_env_state", "load_recipe", "make_selfplay", "make_workers", "plot_learning_curve", "ppo_update",
+    "report_run", "resolve_device", "reward_scheme", "run_recipe", "start_eval", "to_overrides", "train", "upgrade",
+    "worker_seed",
 ]

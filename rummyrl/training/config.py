@@ -100,9 +100,10 @@ class ExitConfig:
     draw decisions only), ``knock`` (Gin: the positions that allow ending the hand only) or
     ``stock`` (Rummy: the draws at which the stock's next card is known, agents/split.py);
     the network, greedy, plays the rest, and only the teacher's decisions are recorded.
-    Distil search where its edge lies (``scripts/search_where.py`` measures where): in Gin
-    search at the knock alone won 55.0% of 200 games against the expert, as many as search
-    everywhere on the same deals, for the cost of searching the knock decisions alone."""
+    Distil search where its edge lies (``docs/research/scripts/search_where.py`` measures
+    where): in Gin search at the knock alone won as many games against the expert as search
+    everywhere on the same deals, for the cost of searching the knock decisions alone
+    (docs/research/expert_iteration_gin.md)."""
     plays: str = "teacher"
     """Who plays the teacher's decisions: ``teacher`` (search plays and is recorded) or
     ``network`` (DAgger, Ross, Gordon & Bagnell 2011: the network plays greedily everywhere

@@ -1,20 +1,22 @@
 """Evaluation during and after training, with evaluate.py's code (greedy policy, duplicate deals).
 
 :func:`periodic_eval` logs the win rate against each baseline on fixed seeds and keeps the
-best checkpoint (``best.pt``); :func:`final_report` plays the best checkpoint on fresh
-seeds and writes the table, ``eval/results.json``, its chart and the learning curve that
+best checkpoint (``best.pt``); :func:`start_eval` plays the network a run starts from (step
+0, before any update) on the final report's deals; :func:`final_report` plays the best
+checkpoint on those deals and writes the table, beside it the step-0 result (what training
+added), ``eval/results.json``, its chart and the learning curve that
 :func:`plot_learning_curve` reads back from the TensorBoard logs.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 import typing
 from pathlib import Path
 
 import numpy as np
+import torch
 from matplotlib.figure import Figure
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -24,6 +26,7 @@ from rummyrl.agents.checkpoint import build_net, load_checkpoint
 from rummyrl.agents.network import PolicyNet
 from rummyrl.agents.neural import NeuralAgent
 
+from .commands import command_line
 from .config import TrainConfig
 
 if typing.TYPE_CHECKING:
@@ -102,27 +105,83 @@ def plot_learning_curve(run_dir: Path, out: Path | None = None, players: int = 2
     return out
 
 
+def start_eval(tr: Trainer, writer=None) -> dict | None:
+    """Play the network the run starts from (before any update) on the final report's deals
+    (``eval.final_games`` per opponent, seed :data:`FINAL_EVAL_SEED`), so that the report
+    can set the result beside it; kept in ``tr.start_eval`` (and so in the checkpoints, for
+    resumed runs) and logged as ``start/win_rate_vs_<opponent>`` at step 0. Leaves every
+    random generator as it was: the run trains as it would without it. None when the run
+    has no final report (``eval.final_games: 0``)."""
+    cfg = tr.cfg
+    games = cfg.eval.final_games
+    if games <= 0:
+        return None
+    state = np.random.get_state()
+    with torch.random.fork_rng(devices=[]):
+        t = evaluate_policy(tr.net, cfg, games, FINAL_EVAL_SEED)
+    np.random.set_state(state)
+    # plain data (json's), which checkpoints read back with torch.load(weights_only=True)
+    tr.start_eval = json.loads(json.dumps({"network": start_label(cfg), "step": tr.global_step, **_deals(cfg, games),
+                                           "pairings": [p.to_dict() for p in t.pairings]}))
+    if writer is not None:
+        for p in t.pairings:
+            writer.add_scalar(f"start/win_rate_vs_{p.b}", p.win_rate, tr.global_step)
+        writer.flush()
+    return tr.start_eval
+
+
+def start_label(cfg: TrainConfig) -> str:
+    """What the network of step 0 is: the untrained network (which, with ``net.prior_scale``,
+    plays close to its prior, the expert's preference), or the network of ``init``."""
+    if cfg.init:
+        return f"step 0: the network of init={cfg.init}"
+    return "step 0: the untrained network" + (", which plays its prior" if cfg.net.prior_scale else "")
+
+
+def _deals(cfg: TrainConfig, games: int) -> dict:
+    """What makes two evaluations play the same games."""
+    return {"games": games, "seed": FINAL_EVAL_SEED, "opponents": list(cfg.eval.opponents), "unit": cfg.eval.unit,
+            "players": cfg.num_players, "rules": eval_rules(cfg)}
+
+
+def start_summary(start: dict) -> str:
+    """One line of the step-0 result: the network, its win rate against each opponent, the games."""
+    rates = ", ".join(f"{p['b']} {p['win_rate_a']:.1%}" for p in start["pairings"])
+    return f"{start['network']}: {rates} ({start['games']} games each, the final report's deals)"
+
+
 def reproduce_command(cfg: TrainConfig, checkpoint: Path, games: int) -> str:
     """The ``evaluate.py`` command that plays the final report's games again: the same
     opponents in the same order (each pairing's deals come from the seed and its place in
-    the tournament), the same seed, unit, players and rules."""
-    cmd = ["python", "evaluate.py", str(checkpoint), *cfg.eval.opponents, "--game", cfg.game,
-           "--games", str(games), "--unit", cfg.eval.unit, "--seed", str(FINAL_EVAL_SEED)]
+    the tournament), the same seed, unit, players and rules; spelled as this process was
+    started (:func:`~.commands.tool_command`: ``.venv/bin/python evaluate.py``,
+    ``rummyrl-evaluate``), so that it runs where the run ran."""
+    args = [str(checkpoint), *cfg.eval.opponents, "--game", cfg.game, "--games", str(games),
+            "--unit", cfg.eval.unit, "--seed", str(FINAL_EVAL_SEED)]
     game = registry.get(cfg.game)
     if game.min_players != game.max_players:  # evaluate.py's default is the game's own count
-        cmd += ["--players", str(cfg.num_players)]
+        args += ["--players", str(cfg.num_players)]
     for key, value in eval_rules(cfg).items():
-        cmd += ["--option", f"{key}={json.dumps(value)}"]
-    return shlex.join(cmd)
+        args += ["--option", f"{key}={json.dumps(value)}"]
+    return command_line("evaluate", *args)
 
 
 def final_report(tr: Trainer, games: int | None = None) -> None:
-    """Evaluate the best checkpoint on fresh seeds against the baselines and print the table."""
-    cfg = tr.cfg
+    """Evaluate the best checkpoint on fresh seeds against the baselines and print the table,
+    with the step-0 result beside it (:func:`start_eval`)."""
+    report_run(tr.cfg, tr.run_dir, games, net=tr.net, start=tr.start_eval)
+
+
+def report_run(cfg: TrainConfig, run_dir: Path, games: int | None = None, net: PolicyNet | None = None,
+               start: dict | None = None) -> Path | None:
+    """The final report of the run in ``run_dir`` (:func:`final_report`): ``best.pt`` (else
+    ``net``, the final policy) on the final report's deals, beside ``start`` when it was
+    played on the same deals; returns the ``results.json`` written."""
     games = cfg.eval.final_games if games is None else games
     if games <= 0:
-        return
-    best = tr.run_dir / "best.pt"
+        return None
+    run_dir = Path(run_dir)
+    best = run_dir / "best.pt"
     if best.exists():
         data = load_checkpoint(best, cfg.game)
         net = build_net(data)
@@ -131,17 +190,56 @@ def final_report(tr: Trainer, games: int | None = None) -> None:
                (", the untrained network: no later evaluation beat it" if c.get("updates") == 0 else "") + ")"
         path = best
     else:
-        net, what = tr.net, "the final policy"
-        path = tr.run_dir / "final.pt" if (tr.run_dir / "final.pt").exists() else None
+        if net is None:
+            raise FileNotFoundError(f"{run_dir} holds no best.pt to report on")
+        what = "the final policy"
+        path = run_dir / "final.pt" if (run_dir / "final.pt").exists() else None
     print(f"\nevaluating {what} on fresh deals ({games} games per opponent) ...", file=sys.stderr)
     t = evaluate_policy(net, cfg, games, FINAL_EVAL_SEED, opponents=cfg.eval.opponents)
     print(report.format_table(t))
     # which network the table is of (best.pt may be the untrained one when the curve only
-    # fell), and the evaluate.py command that plays the same games again
+    # fell), what training added to the network it started from, and the evaluate.py
+    # command that plays the same games again
     about = {"evaluated": what}
+    added = training_added(t, start, cfg, games)
+    if added is not None:
+        about["start"] = start
+        about["training_added"] = added
+        print("\n" + format_added(added, start, path.name if path is not None else "the final policy", games))
+    elif start is not None:
+        print(f"\n({start['network']} was played on other deals, {start['games']} games per opponent: "
+              f"{start_summary(start)}; not set beside this table)")
     if path is not None:
         about["reproduce"] = reproduce_command(cfg, path, games)
         print(f"\nthe same games again: {about['reproduce']}")
-    jpath, ppath = report.write_outputs(t, tr.run_dir / "eval", about)
-    curve = plot_learning_curve(tr.run_dir, players=cfg.num_players)
+    jpath, ppath = report.write_outputs(t, run_dir / "eval", about)
+    curve = plot_learning_curve(run_dir, players=cfg.num_players)
     print(f"\nwrote {jpath}, {ppath}" + (f" and {curve}" if curve else ""))
+    return jpath
+
+
+def training_added(t, start: dict | None, cfg: TrainConfig, games: int) -> dict | None:
+    """Per opponent, the win rate of step 0 and of the evaluated network on the same games
+    and the difference (points of win rate); None when ``start`` is missing or was played
+    on other games."""
+    if not start or {k: start.get(k) for k in _deals(cfg, games)} != _deals(cfg, games):
+        return None
+    before = {p["b"]: p for p in start["pairings"]}
+    out = {}
+    for p in t.pairings:
+        if p.b in before:
+            r0 = before[p.b]["win_rate_a"]
+            out[p.b] = {"start": r0, "start_ci95": before[p.b]["win_rate_a_ci95"], "result": p.win_rate,
+                        "result_ci95": list(p.interval), "change": p.win_rate - r0}
+    return out
+
+
+def format_added(added: dict, start: dict, name: str, games: int) -> str:
+    """The table of :func:`training_added`."""
+    lines = [f"what training added, on the same {games:,} games per opponent (seed {FINAL_EVAL_SEED}):", "",
+             f"| against | {start['network']} | {name} | change |", "| --- | --- | --- | ---: |"]
+    for opp, a in added.items():
+        (l0, h0), (l1, h1) = a["start_ci95"], a["result_ci95"]
+        lines.append(f"| {opp} | {a['start']:.1%} [{l0:.1%}, {h0:.1%}] | {a['result']:.1%} [{l1:.1%}, {h1:.1%}] | "
+                     f"{100 * a['change']:+.1f} |")
+    return "\n".join(lines)

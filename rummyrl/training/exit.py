@@ -21,7 +21,7 @@ Each iteration (:func:`~.loop.exit_update`):
    With ``exit.phase: knock`` (or ``draw``, ``play``, ``stock``) the teacher plays only
    those decisions of the learner's seats and the network, greedy, plays the rest; only
    the teacher's decisions are recorded. Search's cost then goes where its edge is
-   (``scripts/search_where.py``). With ``exit.plays: network`` (DAgger) the network plays
+   (``docs/research/scripts/search_where.py``). With ``exit.plays: network`` (DAgger) the network plays
    those decisions too and search only labels them, so the records hold the positions the
    network's own play reaches.
 

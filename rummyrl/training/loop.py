@@ -8,7 +8,9 @@ The rollouts come from the run's workers (:mod:`.workers`): the lanes in this pr
 TensorBoard logs go to the run folder (``runs/<name>/`` by default) with ``config.yaml``
 and the checkpoints ``last.pt`` (every ``checkpoint_every_minutes`` and on exit),
 ``best.pt`` (best periodic evaluation) and ``final.pt`` (a run that reached its end). The
-first Ctrl-C finishes the current update and saves; a second one exits at once.
+first Ctrl-C finishes the current update and saves; a second one exits at once. Before the
+first update the network the run starts from is played on the final report's deals
+(:func:`~.evaluation.start_eval`), so that the report shows what training added.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
 from .config import TrainConfig
-from .evaluation import periodic_eval
+from .evaluation import periodic_eval, start_eval, start_summary
 from .exit import ReplayBuffer, distill, save_records
 from .ppo import ppo_update
 from .rollout import gae
@@ -48,13 +50,20 @@ class _StopFlag:
 
 
 def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = None,
-          max_updates: int | None = None, progress: bool = True, on_update=None) -> Trainer:
+          max_updates: int | None = None, progress: bool = True, on_update=None,
+          evaluate_start: bool = True) -> Trainer:
     """Train until ``total_steps``, the time limit, ``max_updates`` or Ctrl-C; returns the
     trainer (``last.pt`` and ``final.pt``/``best.pt`` are written to the run folder).
     ``on_update(trainer)``, if given, is called after every update. Ray workers, if any,
-    are ended before this returns."""
+    are ended before this returns. With ``evaluate_start`` (and ``eval.final_games``) a run
+    that has made no update yet first plays its network on the final report's deals
+    (:func:`~.evaluation.start_eval`). With ``progress`` it says where it writes, shows a
+    progress bar and takes Ctrl-C as "save and stop"."""
     run_dir = Path(run_dir or Path("runs") / cfg.name)
     run_dir.mkdir(parents=True, exist_ok=True)
+    if progress:
+        print(f"{'resuming' if resume is not None else 'training'} {cfg.name} ({cfg.game}, {cfg.algo}): "
+              f"checkpoints and TensorBoard logs in {run_dir}/", file=sys.stderr)
     tr = Trainer(cfg, run_dir)
     tr.setup(fresh=resume is None)  # a resumed run's weights are the checkpoint's, not init's
     if resume is not None:
@@ -62,17 +71,24 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = N
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
     tr.workers = make_workers(tr)
     try:
-        _run(tr, max_updates, progress, on_update)
+        _run(tr, max_updates, progress, on_update, evaluate_start)
     finally:
         tr.workers.close()
         tr.workers = None
     return tr
 
 
-def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update) -> None:
+def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update, evaluate_start: bool) -> None:
     cfg, run_dir = tr.cfg, tr.run_dir
     update_threads = cfg.torch_threads or torch.get_num_threads()
     writer = SummaryWriter(str(run_dir))
+    if evaluate_start and tr.updates == 0 and not tr.start_eval and cfg.eval.final_games > 0:
+        if progress:
+            print(f"playing the network of step 0 on the final report's deals ({cfg.eval.final_games} games per "
+                  f"opponent), to set beside the result ...", file=sys.stderr)
+        start_eval(tr, writer)
+        if progress:
+            print(start_summary(tr.start_eval), file=sys.stderr)
     flag = _StopFlag()
     old_handler = signal.signal(signal.SIGINT, flag) if progress else None
     bar = tqdm(total=int(cfg.total_steps), initial=tr.global_step, unit="step", unit_scale=True,
@@ -101,21 +117,23 @@ def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update) -> Non
             now = time.perf_counter()
             if cfg.eval.every_minutes and now - last_eval >= cfg.eval.every_minutes * 60:
                 periodic_eval(tr, writer)
+                bar.set_postfix_str(_postfix(tr, steps / (t2 - t0)))  # the new evaluation, now
                 last_eval = time.perf_counter()
             if cfg.checkpoint_every_minutes and now - last_ckpt >= cfg.checkpoint_every_minutes * 60:
                 tr.save("last.pt")
                 last_ckpt = time.perf_counter()
             tr.elapsed = time.perf_counter() - start
+        done = tr.global_step >= cfg.total_steps or (cfg.time_limit_minutes and tr.elapsed >= cfg.time_limit_minutes * 60)
+        if done and not flag.stop and cfg.eval.every_minutes:
+            periodic_eval(tr, writer)  # the end of the learning curve
+            bar.set_postfix_str(_postfix(tr, 0.0))
     finally:
         bar.close()
         tr.save("last.pt")
         if old_handler is not None:
             signal.signal(signal.SIGINT, old_handler)
         writer.flush()
-    done = tr.global_step >= cfg.total_steps or (cfg.time_limit_minutes and tr.elapsed >= cfg.time_limit_minutes * 60)
     if done and not flag.stop:
-        if cfg.eval.every_minutes:
-            periodic_eval(tr, writer)
         tr.save("final.pt")
         if not (run_dir / "best.pt").exists():
             tr.save("best.pt")
@@ -173,9 +191,11 @@ def exit_update(tr: Trainer, update_threads: int) -> tuple:
 
 
 def _postfix(tr: Trainer, sps: float) -> str:
+    """The bar's postfix: steps per second and the latest evaluation, with when it was made."""
     ev = tr.last_eval
     wins = " ".join(f"{k}={v:.0%}" for k, v in ev.get("win_rate", {}).items())
-    return f"{sps:,.0f} steps/s" + (f" | eval {wins}" if wins else "")
+    when = f" at {ev['minutes']:.1f} min" if "minutes" in ev else ""
+    return f"{sps:,.0f} steps/s" + (f" | eval{when}: {wins}" if wins else "")
 
 
 def _log_update(writer, tr: Trainer, upd: dict, stats: dict, steps: int, t0, t1, t2, samples: int) -> None:

@@ -4,7 +4,8 @@ Search data are what expert iteration pays for: on two cores a Rummy teacher mak
 decisions a second. With ``exit.save_records: true`` a run writes every iteration's records
 to ``<run dir>/records/`` (:func:`~.exit.save_records`); :func:`fit` then trains a network on
 all of them for several epochs, with any learning rate, weighting or width, in minutes
-instead of hours (``scripts/exit_fit.py`` is its command line).
+instead of hours (:func:`fit_to_file`, which also writes the epochs' metrics beside the
+checkpoint, is what ``scripts/exit_fit.py`` and the recipes' ``fit`` stage run).
 
 Whole iterations (files) are held out for validation, not single decisions: the decisions of
 one hand are alike, and a split inside a hand would reward memorising it. The checkpoint
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +88,7 @@ def q_gain(rec: dict, pick: np.ndarray, base: np.ndarray) -> float:
     this is an unbiased estimate, in the game's points, of what choosing ``pick`` instead of
     ``base`` gains by search's reckoning, since neither saw the noise of those values. Its
     reckoning is not play: in Rummy a fit to its mean values gained 4.9 points per draw by
-    it and lost 11 points of games won against three simple (README, "Expert iteration")."""
+    it and lost 11 points of games won against three simple (docs/research/rummy.md)."""
     d = np.where(pick == base, 0.0, search_value(rec, pick) - search_value(rec, base))
     ok = np.isfinite(d)
     return float(d[ok].mean()) if ok.any() else float("nan")
@@ -209,3 +212,38 @@ def _board(logdir: str | Path | None):
     if logdir is None:
         return contextlib.nullcontext()
     return SummaryWriter(str(logdir))
+
+
+def default_logdir(out: str | Path) -> Path:
+    """The fit's TensorBoard folder beside its checkpoint: ``runs/fit/fit.pt`` -> ``runs/fit/fit/``
+    (``runs/fit/fit`` -> ``runs/fit/fit_tb/``, never the checkpoint's own path)."""
+    out = Path(out)
+    return out.with_suffix("") if out.suffix else out.with_name(out.name + "_tb")
+
+
+def rows_path(out: str | Path) -> Path:
+    """Where :func:`fit_to_file` writes the epochs' metrics: ``<out>.json``."""
+    return Path(str(out) + ".json")
+
+
+def fit_to_file(cfg: TrainConfig, folder: str | Path, out: str | Path, epochs: int, valid_every: int = 10,
+                init: str | Path | None = None, log=print, select: str = "loss", first: int | None = None,
+                logdir: str | Path | None = None, min_gain: float | None = None) -> dict:
+    """:func:`fit`, then its rows written to ``<out>.json`` (:func:`rows_path`, written whole
+    after the checkpoint: a fit that was stopped has none) and TensorBoard in ``logdir``
+    (default :func:`default_logdir`); returns the row of the epoch kept (:func:`kept_row`)."""
+    rows = fit(cfg, folder, out, epochs, valid_every, init, log=log, select=select, first=first,
+               logdir=logdir or default_logdir(out), min_gain=min_gain)
+    path = rows_path(out)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(rows, indent=1))
+    os.replace(tmp, path)
+    return kept_row(rows, select)
+
+
+def describe_kept(out: str | Path, best: dict) -> str:
+    """One line on the checkpoint a fit wrote: its epoch, validation loss and accuracy on
+    search's departures (and ``q_gain``, records of ``exit.record_values``)."""
+    gain = f", q_gain {best['valid_q_gain']:+.3f}" if "valid_q_gain" in best else ""
+    return (f"wrote {out} (epoch {best['epoch']}, validation loss {best['valid_loss']:.4f}, "
+            f"accuracy on departures {best['valid_departs']:.3f}{gain})")

@@ -55,6 +55,8 @@ class Trainer:
     elapsed: float = 0.0
     best_score: float = -1.0
     last_eval: dict = field(default_factory=dict)
+    start_eval: dict = None
+    """The network the run started from, on the final report's deals (:func:`~.evaluation.start_eval`)."""
     interrupted: bool = False
     device: torch.device = None
     workers: object = None
@@ -105,6 +107,7 @@ class Trainer:
             "counters": {"global_step": self.global_step, "updates": self.updates, "elapsed": self.elapsed,
                          "best_score": self.best_score},
             "last_eval": self.last_eval,
+            **({"start_eval": self.start_eval} if self.start_eval else {}),
             "rng": {"numpy": rng_state(self.rng), "torch": self.torch_gen.get_state(),
                     "torch_global": torch.get_rng_state()},
             "pool": [{"model": to_cpu(a.net.state_dict()), "rng": rng_state(a.rng)} for a in self.pool.snapshots],
@@ -131,6 +134,7 @@ class Trainer:
         self.global_step, self.updates = int(c["global_step"]), int(c["updates"])
         self.elapsed, self.best_score = float(c["elapsed"]), float(c["best_score"])
         self.last_eval = dict(data.get("last_eval", {}))
+        self.start_eval = data.get("start_eval")
         set_rng_state(self.rng, data["rng"]["numpy"])
         self.torch_gen.set_state(data["rng"]["torch"])
         torch.set_rng_state(data["rng"]["torch_global"])

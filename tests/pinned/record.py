@@ -23,7 +23,7 @@ them with the same functions and requires identical results):
 * ``trainer_*.npz``: the network weights (one array per parameter), ``global_step`` and
   ``updates`` of the in-process trainer after two updates of tiny versions of
   ``configs/gin_rummy.yaml``, ``gin_rummy_plain.yaml``, ``rummy.yaml``,
-  ``gin_rummy_exit.yaml`` and ``rummy_exit.yaml``.
+  ``gin_rummy_exit.yaml`` and ``docs/research/configs/rummy_exit.yaml``.
 * ``manifest.json``: the commit and library versions the files were recorded with.
 
 Every case is computed twice and must come out identical both times before anything is

@@ -7,7 +7,7 @@ the points differ only by the search options). Each finished point is written at
 the point in progress. ``OUT/curve.json`` and ``OUT/curve.png`` gather every point saved
 in ``OUT`` against that opponent (a later run may add worlds to one model only).
 
-    python scripts/search_curve.py --against simple --worlds 8 16 32 64 \\
+    python docs/research/scripts/search_curve.py --against simple --worlds 8 16 32 64 \\
         --model "expert=" --model "simple=opponent=simple,knock=10" --games 200 --out docs/results/search_curve
 
 ``--model LABEL=OPTIONS``: the search options that make an opponent model (empty for the

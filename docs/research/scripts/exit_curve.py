@@ -12,7 +12,7 @@ Each fit (``OUT/fits/``) and match (``OUT/points/``) is saved when finished; a r
 them, so a killed run loses at most the step in progress. ``OUT/curve.json`` and
 ``OUT/curve.png`` gather the points.
 
-    python scripts/exit_curve.py runs/gin_exit_simple --config configs/gin_rummy_exit_knock.yaml \\
+    python docs/research/scripts/exit_curve.py runs/gin_exit_simple --config docs/research/configs/gin_rummy_exit_knock.yaml \\
         --minutes 0 15 30 45 70 --epochs 6 --select q_gain --games 1000 --seed 5 --max-hands 30 \\
         --out docs/results/gin_exit_simple "net.expert_params=lookahead=4,w_danger=3,w_gin=30"
 """

@@ -10,10 +10,10 @@ the phase is rare). A network distilled
 from the teacher can only keep the edge its decisions carry; this says which decisions
 those are before the search data are paid for.
 
-    python scripts/search_where.py --game rummy --unit hand --games 400 --seed 777
-    python scripts/search_where.py --teacher search:worlds=128 --opponent expert --games 200
-    python scripts/search_where.py --game gin --phase knock --split-only --opponent expert
-    python scripts/search_where.py --game rummy --phase stock --inside-only --unit game --games 1000 --seed 555
+    python docs/research/scripts/search_where.py --game rummy --unit hand --games 400 --seed 777
+    python docs/research/scripts/search_where.py --teacher search:worlds=128 --opponent expert --games 200
+    python docs/research/scripts/search_where.py --game gin --phase knock --split-only --opponent expert
+    python docs/research/scripts/search_where.py --game rummy --phase stock --inside-only --unit game --games 1000 --seed 555
 
 Prints one line per agent (win rate, 95% interval, points per hand of each side) and writes
 them to ``--out`` as JSON. In Gin, read the points as well as the hands won: a player that
