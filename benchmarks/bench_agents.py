@@ -16,7 +16,11 @@ batch (it is that much slower), and its rate is scaled to decisions per second a
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -54,6 +58,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--game", default="gin", choices=games.names())
+    ap.add_argument("--json", type=Path, help="also write the table to this JSON file (for docs/results)")
     args = ap.parse_args(argv)
     from rummyrl.agents import load_agent
     from rummyrl.agents.network import NetConfig, PolicyNet
@@ -89,6 +94,12 @@ def main(argv=None) -> int:
     print("| --- | ---: |")
     for name, rate in best.items():
         print(f"| {name} | {rate:,.0f} |")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({
+            "game": args.game, "batch": args.batch, "search_batch": max(args.batch // 16, 1),
+            "repeat": args.repeat, "torch_threads": 1, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+            "measured": time.strftime("%Y-%m-%d"), "decisions_per_second": best}, indent=2) + "\n")
     return 0
 
 

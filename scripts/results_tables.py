@@ -1307,6 +1307,42 @@ table("pretrained_history_rummy", Table(
 
 
 # =======================================================================================
+# ---------------------------------------------------------------------------------------
+# README: results at a glance
+# ---------------------------------------------------------------------------------------
+def _speed(game: str, agent: str) -> Cell:
+    """Decisions per second of ``agent`` (benchmarks/bench_agents.py --json)."""
+    return VALUE(f"bench_agents/{game}.json", lambda d: d["decisions_per_second"][agent],
+                 lambda x: fmt_int(round(x)))
+
+
+_BASE = "docs/research/baselines.md"
+_SEARCH = "docs/research/search.md"
+_CARDS = "docs/models/"
+table("glance", Table(
+    ["game", "agent", "against simple", "against expert", "decisions / s", "evidence"],
+    [
+        ["Gin Rummy", "`expert`", WR(pairing("gin_expert_simple/results.json", "expert", "simple")), "",
+         _speed("gin", "expert"), f"[baselines]({_BASE})"],
+        ["Gin Rummy", "`search`", WR(pairing("search_simple/results.json", "search", "simple")),
+         WR(pairing("search_expert/results.json", "search", "expert")), _speed("gin", "search"),
+         f"[search]({_SEARCH})"],
+        ["Gin Rummy", "`pretrained`", WR(_ps_simple[0]), WR(_ps_expert[0]), _speed("gin", "pretrained"),
+         f"[model card]({_CARDS}gin.md)"],
+        ["Rummy, 4 players", "`expert`", WR(pairing("rummy_expert_simple/results.json", "expert", "simple")), "",
+         _speed("rummy", "expert"), f"[baselines]({_BASE})"],
+        ["Rummy, 4 players", "`planner`", WR(pairing("rummy_plan/planner_4000/results.json", "planner", "simple")),
+         "", _speed("rummy", "planner"), f"[baselines]({_BASE})"],
+        ["Rummy, 4 players", "`search`", "", WR(pool(*_RUMMY_SEARCH_GAMES)), _speed("rummy", "search"),
+         f"[search]({_SEARCH})"],
+        ["Rummy, 4 players", "`pretrained`",
+         WR(pairing(_TR + "final_20011_results.json", "rummy_read/final", "simple")), WR(_RT_EXPERT),
+         _speed("rummy", "pretrained"), f"[model card]({_CARDS}rummy.md)"],
+    ], align="llllrl",
+    note="Gin: the agent against one opponent; Rummy: against three copies of it (chance 25%). "
+         "An empty cell was not measured."))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

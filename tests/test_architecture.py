@@ -216,3 +216,36 @@ def test_the_architecture_page_names_every_layer(path):
     text = (ROOT / path).read_text()
     for name in LAYER_NAMES:
         assert name in text, name
+
+
+def _prose(path: Path):
+    """``(line, text)`` of every comment and docstring of a module."""
+    import io
+    import tokenize
+
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                yield node.body[0].lineno, doc
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            yield node.lineno, node.value.value  # attribute docstrings
+    for tok in tokenize.generate_tokens(io.StringIO(path.read_text()).readline):
+        if tok.type == tokenize.COMMENT:
+            yield tok.start[0], tok.string
+
+
+def test_library_code_cites_no_readme_section_and_quotes_no_win_rate():
+    """Docstrings and comments say what the code does and why; results live in the docs,
+    generated from JSON (a number typed into a docstring drifts)."""
+    rate = re.compile(r"\b\d{1,3}(\.\d+)?%")
+    found = []
+    for module, path in MODULES.items():
+        for line, text in sorted(set(_prose(path))):
+            if "README" in text:
+                found.append(f"{path.relative_to(ROOT)}:{line}: cites the README")
+            for m in rate.finditer(text):
+                if m.group(0) not in ("95%", "100%"):
+                    found.append(f"{path.relative_to(ROOT)}:{line}: quotes {m.group(0)}")
+    assert not found, "\n".join(found)
