@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import sys
@@ -38,9 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from rummyrl.stats import wilson_interval as wilson
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = Path("docs") / "results"
-Z95 = 1.959963984540054  # as rummyrl.stats.Z95
 
 OPEN_RE = re.compile(r"^\s*<!--\s*results:\s*([A-Za-z0-9_.\-]+)\s*-->\s*$")
 CLOSE_RE = re.compile(r"^\s*<!--\s*/results\s*-->\s*$")
@@ -54,17 +54,6 @@ class SpecError(Exception):
 # ---------------------------------------------------------------------------------------
 # Numbers and their formats
 # ---------------------------------------------------------------------------------------
-def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of ``wins / n`` (the formula of rummyrl.stats)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def fmt_pct(x: float) -> str:
     """``0.65`` -> ``65.0%``: the rounding of ``evaluate.py``'s own report,
     ``format(x, ".1%")`` (so ``0.6505`` prints as ``65.0%``, as the tool printed it)."""
