@@ -47,6 +47,7 @@ import logging
 import os
 import posixpath
 import re
+import shutil
 import shlex
 import sys
 from contextlib import redirect_stdout
@@ -1177,11 +1178,28 @@ def notebooks() -> list[Path]:
     return sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
+def _code(path: Path) -> list[str]:
+    return ["".join(c.get("source", [])) for c in json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+            if c.get("cell_type") == "code"]
+
+
+def executed(nb: Path) -> Path | None:
+    """The executed copy of notebook ``nb`` that ``scripts/render_notebooks.py`` wrote
+    (``notebooks/executed/``), if there is one and its code is the notebook's."""
+    copy = ROOT / "notebooks" / "executed" / nb.name
+    return copy if copy.is_file() and _code(copy) == _code(nb) else None
+
+
+def shown(nb: Path) -> Path:
+    """The file the site renders for notebook ``nb``: its executed copy, else the notebook."""
+    return executed(nb) or nb
+
+
 def gen_notebooks() -> str:
     """The notebooks: title, page, and whether outputs are stored in the file."""
     rows = []
     for nb in notebooks():
-        data = json.loads(nb.read_text(encoding="utf-8"))
+        data = json.loads(shown(nb).read_text(encoding="utf-8"))
         title = nb.stem
         for cell in data.get("cells", []):
             if cell.get("cell_type") == "markdown":
@@ -1194,7 +1212,7 @@ def gen_notebooks() -> str:
         stored = sum(1 for c in code if c.get("outputs"))
         rows.append([f"[{title}](notebooks/{nb.name})", f"`notebooks/{nb.name}`",
                      f"{stored} of {len(code)}" if stored else f"none (0 of {len(code)} code cells)"])
-    return md_table(["notebook", "file", "cells with stored output"], rows)
+    return md_table(["notebook", "file", "cells with output shown"], rows)
 
 
 GENERATORS = {
@@ -1322,7 +1340,12 @@ def on_files(files, config):
     for nb in notebooks():
         # a File read from the repository's root, not File.generated: mkdocs-jupyter's wrapper
         # finds the source path of a real file only
-        files.append(File(f"notebooks/{nb.name}", src_dir=str(ROOT), dest_dir=config["site_dir"],
+        # the executed copy (outputs and figures included) where there is one, laid out as
+        # notebooks/<name>.ipynb under build/ so that its page keeps the notebook's address
+        staged = ROOT / "build" / "docs_notebooks" / "notebooks" / nb.name
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shown(nb), staged)
+        files.append(File(f"notebooks/{nb.name}", src_dir=str(staged.parents[1]), dest_dir=config["site_dir"],
                           use_directory_urls=config["use_directory_urls"]))
     readme = Path(config["docs_dir"]) / "README.md"
     if readme.is_file():
@@ -1337,7 +1360,8 @@ def on_page_content(html, page, config, files):
     if not src.endswith(".ipynb"):
         return html
     nb = ROOT / "notebooks" / posixpath.basename(src)
-    code = [c for c in json.loads(nb.read_text(encoding="utf-8")).get("cells", []) if c.get("cell_type") == "code"]
+    code = [c for c in json.loads(shown(nb).read_text(encoding="utf-8")).get("cells", [])
+            if c.get("cell_type") == "code"]
     stored = any(c.get("outputs") for c in code)
     note = "" if stored else (" The file is stored without outputs, so this page shows its code and text: "
                               "run it to see its tables and charts.")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
 import logging
 import os
 import re
@@ -279,3 +280,18 @@ def test_markers_expand_outside_fences_only():
 
     assert docs_gen.expand_markers(md).split("\n") == [f"`{gin.NUM_ACTIONS!r}`", "```",
                                                        "<!-- gen: value rummyrl.gin.NUM_ACTIONS -->", "```"]
+
+
+def test_every_notebook_page_shows_its_executed_copy():
+    """The site renders each notebook from its executed copy (``scripts/render_notebooks.py``),
+    so its pages show what the code printed and drew; a copy whose code is not its
+    notebook's any more must be rendered again."""
+    gen = docs_gen
+    for nb in gen.notebooks():
+        copy = gen.executed(nb)
+        assert copy is not None, (f"notebooks/executed/{nb.name} is missing or its code differs from "
+                                  f"notebooks/{nb.name}: run python scripts/render_notebooks.py {nb.stem}")
+        outputs = [o for c in json.loads(copy.read_text())["cells"] if c["cell_type"] == "code"
+                   for o in c.get("outputs", [])]
+        assert any("image/png" in o.get("data", {}) for o in outputs), f"{copy.name} shows no figure"
+        assert not [o for o in outputs if o.get("output_type") == "error"], f"{copy.name} stored an error"
