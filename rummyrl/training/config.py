@@ -216,7 +216,7 @@ class ConfigError(ValueError):
 #: this text (a checkpoint's saved config is read in today's keys by :func:`upgrade`)
 RETIRED = {
     "exit.target": "exit.target was removed: the policy target is search's choice. Soft-max targets of "
-                   "search's values lost wherever they were tried (README, 'Expert iteration'; "
+                   "search's values lost wherever they were tried (docs/research/expert_iteration_gin.md; "
                    "docs/results/gin_exit_soft/, docs/results/rummy_exit_expert/fit/epochs_softmax.json); "
                    "to keep search's values in the records (what the offline fit's q_gain and min_gain "
                    "read) use exit.record_values: true",
