@@ -40,11 +40,27 @@ def kernel_dir(tmp: Path) -> Path:
     return tmp
 
 
-def render(path: Path) -> Path:
+def scrub(nb, replace: dict[str, str]) -> None:
+    """Replace this machine's paths in the outputs (the checkout, the temporary folder) by
+    names that hold anywhere: the copies are read on other machines."""
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                for old, new in replace.items():
+                    out["text"] = out["text"].replace(old, new)
+            for kind, value in out.get("data", {}).items():
+                if kind.startswith("text/") and isinstance(value, str):
+                    for old, new in replace.items():
+                        value = value.replace(old, new)
+                    out["data"][kind] = value
+
+
+def render(path: Path, tmp: str) -> Path:
     nb = nbformat.read(str(path), as_version=4)
     client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
                                      resources={"metadata": {"path": str(ROOT)}})
     client.execute()
+    scrub(nb, {str(Path(tmp).resolve()): "$TMPDIR", tmp: "$TMPDIR", str(ROOT): "<repository>"})
     RENDERED.mkdir(parents=True, exist_ok=True)
     out = RENDERED / path.name
     tmp = out.with_name(out.name + ".tmp")
@@ -68,7 +84,7 @@ def main(argv=None) -> int:
         os.environ["TMPDIR"] = tmp  # the training notebook's run folder goes here
         for path in paths:
             t0 = time.perf_counter()
-            out = render(path)
+            out = render(path, tmp)
             print(f"{path.name}: {time.perf_counter() - t0:.0f}s -> {out.relative_to(ROOT)}")
     return 0
 
