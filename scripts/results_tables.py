@@ -316,6 +316,13 @@ def CURVE(path: str, key: str, minutes: str = "list", first: int = 0, last: int 
     return Cell(fn)
 
 
+def entry_rows(path: str, labelled: list, points: bool = False) -> list:
+    """Rows ``[label, win rate(, points per hand)]`` of the records of ``path`` named by agent:
+    ``labelled`` is ``[(label, agent), ...]``."""
+    return [[label, WR(entry(path, agent=agent))] + ([PTS(entry(path, agent=agent))] if points else [])
+            for label, agent in labelled]
+
+
 # ---------------------------------------------------------------------------------------
 # Tables
 # ---------------------------------------------------------------------------------------
@@ -657,7 +664,7 @@ table("search_worlds", DynTable(_search_worlds))
 _OPT = "search_rummy/options_400_rounds.json"
 table("search_rummy_options", Table(
     ["Rummy search options", "rounds won of 400", "points / round (search vs expert)"],
-    [[label, WR(entry(_OPT, agent=agent)), PTS(entry(_OPT, agent=agent))] for label, agent in [
+    entry_rows(_OPT, [
         ("the Gin defaults (weighted beliefs, 32 worlds)", "search"),
         ("`z=0` (best mean)", "search:z=0"),
         ("`topk=6`", "search:topk=6"),
@@ -668,7 +675,7 @@ table("search_rummy_options", Table(
         ("`belief=uniform,win_value=100,z=2`", "search:belief=uniform,win_value=100,z=2"),
         ("`belief=uniform,win_value=100,topk=6`", "search:belief=uniform,win_value=100,topk=6"),
         ("`belief=uniform,win_value=100,worlds=96`", "search:belief=uniform,win_value=100,worlds=96"),
-    ]]))
+    ], points=True)))
 
 table("search_rummy_games", Table(
     ["seed", "games", "games won", "rounds", "points / round (search vs expert)"],
@@ -834,22 +841,22 @@ table("gin_exit_runs", Table(
 _WH = "gin_exit/search_where_hands.json"
 table("gin_where_hands", Table(
     ["who decides", "hands won of 400 against the expert"],
-    [[label, WR(entry(_WH, agent=agent))] for label, agent in [
+    entry_rows(_WH, [
         ("the expert everywhere", "base"),
         ("search at the draw only", "teacher at the draw"),
         ("search everywhere but the draw", "teacher but the draw"),
         ("search everywhere", "teacher"),
-    ]]))
+    ])))
 
 _WK = "gin_exit_knock/search_where_games.json"
 table("gin_where_knock_games", Table(
     ["who decides", "games won of 200", "points per hand (vs the expert)"],
-    [[label, WR(entry(_WK, agent=agent)), PTS(entry(_WK, agent=agent))] for label, agent in [
+    entry_rows(_WK, [
         ("the expert everywhere", "base"),
         ("search everywhere", "teacher"),
         ("search at the knock decisions only", "teacher at the knock"),
         ("search everywhere but the knock", "teacher but the knock"),
-    ]]))
+    ], points=True)))
 
 table("gin_race_rollout", Table(
     ["agent", "against", "seed", "games", "games won"],
@@ -1019,12 +1026,12 @@ table("rummy_exit_played", Table(
 _WR_R = "rummy_exit/search_where_rounds.json"
 table("rummy_where_rounds", Table(
     ["who decides", "rounds won of 400 against three simple"],
-    [[label, WR(entry(_WR_R, agent=agent))] for label, agent in [
+    entry_rows(_WR_R, [
         ("the expert everywhere", "base"),
         ("search at the draw, the expert for the rest of the turn", "teacher at the draw"),
         ("the expert at the draw, search for the rest of the turn", "teacher but the draw"),
         ("search everywhere", "teacher"),
-    ]]))
+    ])))
 
 _ST = "rummy_stock/"
 
@@ -1066,11 +1073,10 @@ table("rummy_stock_soft", Table(
 
 table("rummy_stock_where", Table(
     ["who decides", "games won of 1,000 against three simple (seed 555)", "points per hand (vs simple)"],
-    [[label, WR(entry(_ST + "search_where_stock_games.json", agent=agent)),
-      PTS(entry(_ST + "search_where_stock_games.json", agent=agent))] for label, agent in [
+    entry_rows(_ST + "search_where_stock_games.json", [
         ("the expert everywhere", "base"),
         ("search at the known-stock draws, the expert elsewhere", "teacher at the stock"),
-    ]]))
+    ], points=True)))
 
 _P4 = "rummy_plan/planner_4000/results.json"
 table("rummy_planner", Table(
