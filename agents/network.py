@@ -63,6 +63,11 @@ class NetConfig:
     ``expert:lookahead=4,w_danger=3`` (Gin, :func:`~rummyrl.agents.gin_expert.parse_params`)
     and ``planner:swap_margin=24`` (Rummy, :func:`~rummyrl.agents.rummy_expert.parse_params`);
     ``""`` keeps the ``expert`` baseline's."""
+    trunk_features: bool = True
+    """Whether the trunk reads the per-action features beside the observation. ``false``:
+    it reads the observation alone, and the features reach the logits only through
+    ``prior_scale`` (and the card head, or the engine features' weights). In Rummy the
+    features (one per action, 1,267) are most of the trunk's input and of its cost."""
 
     def check(self, game) -> "NetConfig":
         """Raise ValueError naming the first field that does not hold a usable network of
@@ -79,6 +84,12 @@ class NetConfig:
         except ValueError as e:
             field = "net.expert_params" if self.expert_params and "net." not in str(e) else ""
             raise ValueError(f"{field}: {e}" if field else str(e)) from None
+        if not isinstance(self.trunk_features, bool):
+            raise ValueError(f"net.trunk_features must be true or false, got {self.trunk_features!r}")
+        if not self.trunk_features and self.features != "none" and not (
+                self.prior_scale or self.card_head or self.features == "engine"):
+            raise ValueError(f"net.trunk_features is false and nothing else reads the {self.features!r} "
+                             f"features (net.prior_scale is 0, no card head): set one, or features: none")
         if not self.uses_expert and self.prior_scale:
             raise ValueError(f"net.prior_scale must be 0 when net.features is {self.features!r} "
                              f"(the prior is the expert's preference), got {self.prior_scale}")
@@ -115,7 +126,7 @@ class PolicyNet(nn.Module):
         game = games.get(game)
         cfg.check(game)  # here, not at the first move
         self.game, self.cfg = game, cfg
-        in_dim = game.obs_dim + game.num_actions
+        in_dim = game.obs_dim + (game.num_actions if cfg.trunk_features else 0)
         layers, d = [], in_dim
         for _ in range(cfg.layers):
             layers += [nn.Linear(d, cfg.hidden), nn.ReLU()]
@@ -140,7 +151,7 @@ class PolicyNet(nn.Module):
         """-> (masked logits (B, A), value (B,)); ``prior`` is :func:`action_features` of
         the network's ``features``."""
         # the per-action input, bounded: illegal actions read -3, the rest -3..2
-        h = self.trunk(torch.cat([obs, prior.clamp(-30.0, 20.0) * 0.1], dim=1))
+        h = self.trunk(torch.cat([obs, prior.clamp(-30.0, 20.0) * 0.1], dim=1) if self.cfg.trunk_features else obs)
         logits = self.policy(h)
         if self.cards is not None:
             logits = logits + self.cards(obs, prior, mask, h)
