@@ -329,7 +329,8 @@ register(Game(
         "horizon": (int, 400),
     }),
     belief_options=("beta", "oversample"),
-    engine_features=None, feature_groups=None,
+    engine_features=engine_features.rummy_features,
+    feature_groups=engine_features.RUMMY_FEATURE_GROUPS,
     agents=MappingProxyType({
         "simple": "rummyrl.agents.rummy_simple:SimpleRummyAgent",
         "expert": "rummyrl.agents.rummy_expert:ExpertRummyAgent",
