@@ -175,6 +175,7 @@ class RolloutWorker:
 
     def __init__(self, cfg: TrainConfig, index: int, num_envs: int):
         torch.set_num_threads(1)  # small batches; one CPU per worker
+        torch.set_flush_denormal(True)  # as the learner (Trainer.setup): denormals are slow
         self.base_cfg, self.index, self.num_envs = cfg, index, num_envs
         self.ready = False
 
