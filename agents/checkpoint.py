@@ -83,9 +83,17 @@ def build_net(data: dict) -> PolicyNet:
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 
 
-def pretrained_path(game) -> Path:
-    """Where the shipped network of ``game`` lies."""
-    return PRETRAINED_DIR / f"{check_game(game)}.pt"
+#: the kinds of shipped network: the agent name of each, and its file's suffix
+PRETRAINED_KINDS = {"pretrained": "", "pretrained-plain": "-plain"}
+
+
+def pretrained_path(game, kind: str = "pretrained") -> Path:
+    """Where the shipped network ``kind`` (:data:`PRETRAINED_KINDS`) of ``game`` lies:
+    ``pretrained`` starts from the tuned expert's preference, ``pretrained-plain`` learned
+    from the rules alone."""
+    if kind not in PRETRAINED_KINDS:
+        raise ValueError(f"no shipped network is called {kind!r}; the names are {list(PRETRAINED_KINDS)}")
+    return PRETRAINED_DIR / f"{check_game(game)}{PRETRAINED_KINDS[kind]}.pt"
 
 
 def save_weights(dst: str | Path, game: str, num_players: int, net_config: dict, model: dict,

@@ -50,7 +50,8 @@ def _rule(name):
 _BUILTIN = {"random": "rummyrl.agents.random_agent:RandomAgent", "simple": _rule("simple"),
             "expert": _rule("expert"), "planner": _rule("planner"),
             "search": "rummyrl.agents.search:SearchAgent",
-            "pretrained": "rummyrl.agents.neural:load_pretrained"}
+            "pretrained": "rummyrl.agents.neural:load_pretrained",
+            "pretrained-plain": "rummyrl.agents.neural:load_pretrained_plain"}
 #: built-in agents whose spec takes options, ``name:key=value,...``: name -> the parser of
 #: the option text into the constructor's keyword arguments, ``(text, game) -> dict``
 _WITH_OPTIONS = {

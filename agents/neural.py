@@ -1,5 +1,5 @@
 """A trained network as an agent: :class:`NeuralAgent`, and loading one from a checkpoint
-or the shipped networks (the agent name ``pretrained``)."""
+or the shipped networks (the agent names ``pretrained`` and ``pretrained-plain``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from .base import Agent
-from .checkpoint import build_net, load_checkpoint, pretrained_path
+from .checkpoint import PRETRAINED_KINDS, build_net, load_checkpoint, pretrained_path
 from .features import action_features
 from .network import PolicyNet
 
@@ -72,12 +72,21 @@ def load_agent_from_checkpoint(path: str | Path, game: str, seed: int | None = N
     return NeuralAgent(build_net(data), name=Path(path).stem, seed=seed)
 
 
-def load_pretrained(game: str = "gin", seed: int | None = None, num_players: int | None = None) -> NeuralAgent:
-    """The shipped network of ``game`` as a greedy agent (the name ``pretrained``)."""
-    path = pretrained_path(game)
+def load_pretrained(game: str = "gin", seed: int | None = None, num_players: int | None = None,
+                    kind: str = "pretrained") -> NeuralAgent:
+    """The shipped network ``kind`` of ``game`` as a greedy agent (the names ``pretrained``
+    and ``pretrained-plain``, :data:`~.checkpoint.PRETRAINED_KINDS`)."""
+    path = pretrained_path(game, kind)
     if not path.is_file():
-        raise FileNotFoundError(f"no pretrained {game} network is installed (expected {path})")
+        have = [k for k in PRETRAINED_KINDS if pretrained_path(game, k).is_file()]
+        raise FileNotFoundError(f"no {kind} {game} network is installed (expected {path}); "
+                                f"{game} has {have or 'none'}")
     data = load_checkpoint(path, game)
     if num_players is not None and data.get("num_players") != num_players:
-        raise ValueError(f"the pretrained {game} network plays {data.get('num_players')} players, not {num_players}")
-    return NeuralAgent(build_net(data), name="pretrained", seed=seed)
+        raise ValueError(f"the {kind} {game} network plays {data.get('num_players')} players, not {num_players}")
+    return NeuralAgent(build_net(data), name=kind, seed=seed)
+
+
+def load_pretrained_plain(game: str = "gin", seed: int | None = None, num_players: int | None = None) -> NeuralAgent:
+    """The shipped network of ``game`` that learned from the rules alone (``pretrained-plain``)."""
+    return load_pretrained(game, seed, num_players, kind="pretrained-plain")

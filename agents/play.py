@@ -126,7 +126,7 @@ def main(argv=None, inp=None, out=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("--game", default="gin", choices=games.names())
     ap.add_argument("--opponent", default="expert",
-                    help="an agent name (random, simple, expert, planner: Rummy only, search, pretrained) or a checkpoint path (default expert)")
+                    help="an agent name (random, simple, expert, planner: Rummy only, search, pretrained, pretrained-plain) or a checkpoint path (default expert)")
     ap.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     ap.add_argument("--players", type=int, default=None, help="Rummy: players at the table, 2-6 (default 4)")
     ap.add_argument("--seed", type=int, default=None, help="seed of the deals (default: a fresh one, printed)")

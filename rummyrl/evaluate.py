@@ -56,7 +56,7 @@ from rummyrl.tournament import DEFAULT_CHUNK, run_tournament
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Tournaments between rummyrl agents.",
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    ap.add_argument("agents", nargs="+", help="agent names (random, simple, expert, planner, search, pretrained) or checkpoint paths")
+    ap.add_argument("agents", nargs="+", help="agent names (random, simple, expert, planner, search, pretrained, pretrained-plain) or checkpoint paths")
     ap.add_argument("--game", default="gin", choices=registry.names())
     ap.add_argument("--games", type=int, default=2000, help="games per pairing (default 2000)")
     ap.add_argument("--unit", default="game", choices=["game", "hand"], help="whole games to the target, or single hands")

@@ -1,0 +1,159 @@
+"""Networks that learn from the rules alone: no expert in their input, logits or opponents
+(configs/gin_rummy_plain.yaml, gin_rummy_selfplay.yaml, rummy_plain.yaml), the engine's
+per-action features they read, and the shipped ``pretrained-plain``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from rummyrl import engine_features, games, gin, melds, rummy, train
+from rummyrl.agents import load_agent
+from rummyrl.agents.checkpoint import pretrained_path
+from rummyrl.agents.features import action_features
+from rummyrl.cards import parse_card
+from rummyrl.training.pool import KINDS, SELF, SNAPSHOT
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAIN = ["gin_rummy_plain.yaml", "gin_rummy_selfplay.yaml", "rummy_plain.yaml"]
+# a run of a few seconds with snapshots after every update; no evaluation (its opponents are
+# the baselines, expert among them, which is the point of an evaluation, not of training)
+TINY = ["num_envs=16", "rollout_steps=8", "total_steps=384", "minibatch_size=64", "net.hidden=16",
+        "snapshot_every=1", "pool_size=2", "eval.every_minutes=0", "eval.final_games=0",
+        "checkpoint_every_minutes=0", "time_limit_minutes=0"]
+
+
+def _forbid_the_expert(monkeypatch):
+    """Every rule judgement of the experts (their preferences, which their features, priors and
+    moves read) raises: a run that completes never consulted one."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a plain run consulted the expert")
+
+    for name in ("gin_expert", "rummy_expert", "rummy_planner"):
+        module = sys.modules.get(f"rummyrl.agents.{name}") or __import__(f"rummyrl.agents.{name}", fromlist=["x"])
+        for attr in ("expert_preferences", "planned_preferences"):
+            if hasattr(module, attr):
+                monkeypatch.setattr(module, attr, refuse)
+    monkeypatch.setattr("rummyrl.agents.features.expert_prior", refuse)
+
+
+@pytest.mark.parametrize("config", PLAIN)
+def test_a_plain_run_never_consults_the_expert_and_its_pool_never_holds_it(config, monkeypatch, tmp_path):
+    cfg = train.load_config(ROOT / "configs" / config, TINY)
+    assert not cfg.net.uses_expert and cfg.net.prior_scale == 0 and cfg.opponents.expert == 0
+    _forbid_the_expert(monkeypatch)
+    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False)
+    assert tr.updates >= 2 and (tmp_path / "run" / "final.pt").is_file()
+    assert KINDS.index("expert") not in tr.pool.baselines
+    agent = load_agent(str(tmp_path / "run" / "final.pt"), game=cfg.game)
+    assert not agent.net.cfg.uses_expert
+
+
+def test_pure_self_play_draws_only_itself_and_its_snapshots(tmp_path):
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", TINY + ["total_steps=2048"])
+    assert {k: getattr(cfg.opponents, k) for k in ("simple", "expert", "random")} == {
+        "simple": 0.0, "expert": 0.0, "random": 0.0}
+    drawn = []
+    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False, max_updates=16,
+                     on_update=lambda t: drawn.append(t.lanes.kind.copy()))
+    assert tr.pool.baselines == {}  # not one rule agent was even made
+    kinds = np.unique(np.concatenate(drawn))
+    assert set(kinds) <= {SELF, SNAPSHOT} and SNAPSHOT in kinds
+    assert len(tr.pool.snapshots) == 2
+
+
+@pytest.mark.parametrize("game", ["gin", "rummy"])
+def test_changing_the_expert_changes_nothing_a_plain_network_sees(game, monkeypatch):
+    g = games.get(game)
+    engine = g.engine
+    st = engine.init(64, seed=3)
+    obs, masks = [], []
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        obs.append(engine.observe(st))
+        masks.append(st.mask.copy())
+        legal = st.mask & ~st.game_over[:, None]
+        a = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in legal])
+        engine.step(st, a, inplace=True, active=~st.game_over)
+    obs, masks = np.concatenate(obs), np.concatenate(masks)
+    live = masks.any(1)
+    obs, masks = obs[live], masks[live]
+    from rummyrl.agents.network import NetConfig, PolicyNet
+    torch.manual_seed(0)
+    net = PolicyNet(game, NetConfig(hidden=32, layers=1, prior_scale=0.0, features="engine"))
+    before = action_features("engine", game, obs, masks)
+    with torch.no_grad():
+        logits, value = net(torch.from_numpy(obs), torch.from_numpy(before), torch.from_numpy(masks))
+    _forbid_the_expert(monkeypatch)
+    after = action_features("engine", game, obs, masks)
+    assert np.array_equal(before, after)
+    with torch.no_grad():
+        logits2, value2 = net(torch.from_numpy(obs), torch.from_numpy(after), torch.from_numpy(masks))
+    assert torch.equal(logits, logits2) and torch.equal(value, value2)
+
+
+def _hand(text: str) -> np.ndarray:
+    h = np.zeros(52, bool)
+    h[[parse_card(c) for c in text.split()]] = True
+    return h
+
+
+def test_rummy_features_of_a_scripted_hand():
+    # 8 cards after the draw: a run 3-4-5 of hearts, a pair of kings, 9 of clubs, 2 of spades, Q of diamonds
+    hand = _hand("3h 4h 5h Kc Ks 9c 2s Qd")
+    obs = np.zeros((1, rummy.OBS_DIM), np.float32)
+    obs[0, rummy.OBS_LAYOUT["hand"]] = hand
+    mask = np.zeros((1, rummy.NUM_ACTIONS), bool)
+    mask[0, rummy.DISCARD + np.flatnonzero(hand)] = True
+    run = next(m for m, cards in enumerate(melds.MELDS) if set(cards) == {parse_card(c) for c in "3h 4h 5h".split()})
+    mask[0, rummy.MELD + run] = True
+    f = engine_features.rummy_features(obs, mask)[0]
+    # throwing the queen leaves K K 9 2 unmelded: 10 + 10 + 9 + 2 = 31 -> -7.75
+    assert f[rummy.DISCARD + parse_card("Qd")] == -31 / 4
+    # throwing a heart of the run breaks it: 3h 5h stay loose too (Qd K K 9 2 = 41, + 3 + 5 = 49)
+    assert f[rummy.DISCARD + parse_card("4h")] == -(41 + 3 + 5) / 4
+    # laying the run down leaves K K 9 2 Q in the hand: 41 points
+    assert f[rummy.MELD + run] == -41 / 4
+    assert (f[~mask[0]] == engine_features.ILLEGAL).all()
+
+
+def test_gin_features_are_computed_only_where_they_are_legal_and_equal_the_full_computation():
+    st = gin.init(256, seed=5)
+    rng = np.random.default_rng(1)
+    for _ in range(25):
+        obs = gin.observe(st)
+        f = engine_features.gin_features(obs, st.mask)
+        hands = obs[:, gin.OBS_LAYOUT["hand"]] > 0.5
+        rows = np.flatnonzero(st.mask[:, gin.DISCARD:gin.KNOCK].any(1))
+        if rows.size:  # discarding: minus a quarter of the deadwood left without the card
+            full = -0.25 * melds.deadwood_after_discard(hands[rows])
+            legal = st.mask[rows, gin.DISCARD:gin.KNOCK]
+            assert np.array_equal(f[rows, gin.DISCARD:gin.KNOCK][legal], full[legal].astype(np.float32))
+        assert (f[~st.mask] == engine_features.ILLEGAL).all()
+        a = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in st.mask])
+        gin.step(st, a, inplace=True, active=~st.game_over)
+
+
+@pytest.mark.skipif(not pretrained_path("gin", "pretrained-plain").is_file(), reason="no gin-plain.pt shipped")
+def test_pretrained_plain_loads_wherever_pretrained_does(tmp_path):
+    agent = load_agent("pretrained-plain", game="gin")
+    assert agent.name == "pretrained-plain"
+    assert not agent.net.cfg.uses_expert and agent.net.cfg.prior_scale == 0
+    st = gin.init(8, seed=0)
+    acts = agent.act(gin.observe(st), st.mask)
+    assert st.mask[np.arange(8), acts].all()
+    # as search's rollout policy, in a tournament, and as the terminal game's opponent
+    search = load_agent("search:rollout=(pretrained-plain),worlds=2,topk=2", game="gin", seed=0)
+    assert search.act(gin.observe(st)[:2], st.mask[:2]).shape == (2,)
+    out = subprocess.run([sys.executable, "evaluate.py", "pretrained-plain", "simple", "--games", "8", "--quiet",
+                          "--out", str(tmp_path / "eval")], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    from rummyrl.agents.play_session import make_session
+    assert make_session("gin", opponent="pretrained-plain", seed=0) is not None
+    with pytest.raises(FileNotFoundError, match="rummy has"):
+        load_agent("pretrained-plain", game="rummy")
