@@ -157,3 +157,22 @@ def test_pretrained_plain_loads_wherever_pretrained_does(tmp_path):
     assert make_session("gin", opponent="pretrained-plain", seed=0) is not None
     with pytest.raises(FileNotFoundError, match="rummy has"):
         load_agent("pretrained-plain", game="rummy")
+
+
+def test_the_plain_recipe_makes_a_plain_network_in_one_command(tmp_path):
+    """configs/recipes/gin_plain.yaml, tiny: the training stage, its evaluation and the export;
+    the exported network has no expert in it and plays."""
+    from rummyrl.training import load_recipe, run_recipe
+    from rummyrl.agents.checkpoint import load_checkpoint
+    run = tmp_path / "gin_plain"
+    tiny = [f"ppo.{o}" for o in TINY + ["eval.games=4", "net.layers=1"]] + ["eval.games=4", "eval.options.max_hands=3"]
+    done = run_recipe(load_recipe(ROOT / "configs" / "recipes" / "gin_plain.yaml", tiny, run), progress=False,
+                      log=lambda line: None)
+    assert list(done) == ["ppo", "eval", "export"]
+    exported = run / "export" / "gin.pt"
+    data = load_checkpoint(exported)
+    assert data["net_config"]["features"] == "engine" and data["net_config"]["prior_scale"] == 0
+    assert data["train_config"]["opponents"]["expert"] == 0
+    agent = load_agent(str(exported), game="gin")
+    st = gin.init(4, seed=1)
+    assert st.mask[np.arange(4), agent.act(gin.observe(st), st.mask)].all()

@@ -246,7 +246,7 @@ def test_every_shipped_config_loads_and_cli_rejects_bad_keys():
         cfg = train.load_config(path)
         assert cfg.name and cfg.total_steps > 0
     recipes = sorted((ROOT / "configs" / "recipes").glob("*.yaml"))
-    assert [p.name for p in recipes] == ["gin_pretrained.yaml", "rummy_pretrained.yaml"]
+    assert [p.name for p in recipes] == ["gin_plain.yaml", "gin_pretrained.yaml", "rummy_pretrained.yaml"]
     for path in recipes:
         assert train.is_recipe(path) and not train.is_recipe(ROOT / "configs" / "gin_rummy.yaml")
         assert train.load_recipe(path).stages
