@@ -7,7 +7,7 @@ Each agent decides for the same ``--batch`` positions (taken from expert-vs-expe
 every phase of a hand; in Rummy from 400 moves of each game, so that late rounds with a
 turned-over stock, where ``planner`` races, are among them), in rounds that alternate between the agents; a row is the agent's
 best round of ``--repeat`` (a shared machine's slow spells then fall on all of them).
-``pretrained`` is the shipped network, and the row after the baselines' the tuned rule whose
+``pretrained`` is the shipped network (``pretrained-plain`` the plain one, where a game has it), and the row after the baselines' the tuned rule whose
 preference it reads (``expert:lookahead=4,...`` in Gin); ``network (plain)`` an untrained plain network of
 the same width (its cost does not depend on its weights). Search decides for 1/16 of the
 batch (it is that much slower), and its rate is scaled to decisions per second all the same.
@@ -61,12 +61,15 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, help="also write the table to this JSON file (for docs/results)")
     args = ap.parse_args(argv)
     from rummyrl.agents import load_agent
+    from rummyrl.agents.checkpoint import pretrained_path
     from rummyrl.agents.network import NetConfig, PolicyNet
     from rummyrl.agents.neural import NeuralAgent
 
     torch.set_num_threads(1)
     obs, masks = positions(args.game, args.batch)
     names = ("random", *games.get(args.game).agents, "pretrained")
+    if pretrained_path(args.game, "pretrained-plain").is_file():  # the shipped plain network
+        names += ("pretrained-plain",)
     agents = {name: load_agent(name, game=args.game, seed=0) for name in names}
     pre = agents["pretrained"].net.cfg
     if pre.expert_params:  # the tuned rule whose preference the shipped network reads

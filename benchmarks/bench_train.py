@@ -2,11 +2,12 @@
 
     python benchmarks/bench_train.py [--config configs/gin_rummy_plain.yaml] [--updates 12] [--warmup 3]
 
-Runs ``--warmup`` then ``--updates`` PPO updates of each config in this process (no Ray
-workers, no evaluation, no checkpoints), the way ``train.py`` runs them, and reports the
+Runs ``--warmup`` then ``--updates`` PPO updates of each config (in this process, or on the
+config's Ray workers; no evaluation, no checkpoints), the way ``train.py`` runs them, and reports the
 env steps per second over the measured updates and the seconds per update spent in each
 part: the network's inference while playing, the per-action features, the rest of the
-rollout (the engine, the opponents, bookkeeping), GAE, and the learner's minibatches. The
+rollout (the engine, the opponents, bookkeeping), GAE, and the learner's minibatches (with Ray
+workers the rollout's parts happen in the workers, and the rollout is the rest). The
 parts are timed by wrapping the functions that do them, so the same script measures an
 older checkout (``benchmarks/compare.py``: before and after in one run, alternating).
 """
@@ -53,7 +54,7 @@ class Clock:
 
 def measure(config: str, updates: int, warmup: int, overrides: list[str]) -> dict:
     cfg = load_config(config, ["eval.every_minutes=0", "eval.final_games=0", "checkpoint_every_minutes=0",
-                               "workers=0", *overrides])
+                               *overrides])
     clock = Clock()
     clock.wrap(PolicyNet, "__call__", "inference", when=lambda: not torch.is_grad_enabled())
     clock.wrap(lanes_module.Lanes, "features", "features")

@@ -16,9 +16,13 @@ first cell; the ratio is after / before.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +61,7 @@ def main(argv=None) -> int:
     ap.add_argument("before", type=Path, help="the other checkout (the 'before' side)")
     ap.add_argument("--before-python", help="its interpreter (default BEFORE/.venv/bin/python)")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds; each number is its best (default 3)")
+    ap.add_argument("--json", type=Path, help="also write the rows to this JSON file (for docs/results)")
     argv = list(sys.argv[1:] if argv is None else argv)
     cut = argv.index("--") if "--" in argv else len(argv)
     args, script = ap.parse_args(argv[:cut]), argv[cut + 1:]
@@ -73,6 +78,7 @@ def main(argv=None) -> int:
             for key, value in run(python, checkout, script).items():
                 best[side][key] = max(value, best[side].get(key, value))
     print(f"{' '.join(script)}: best of {args.rounds} alternating rounds; before = {args.before}, after = {ROOT}\n")
+    rows_out = []
     print("| table | row | column | before | after | after / before |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
     for key in best["after"]:
@@ -80,6 +86,12 @@ def main(argv=None) -> int:
             a, b = best["after"][key], best["before"][key]
             ratio = f"{a / b:.2f}" if b else "n/a"
             print(f"| {key[0][:40]} | {key[1]} | {key[2]} | {b:,.0f} | {a:,.0f} | {ratio} |")
+            rows_out.append({"table": key[0], "row": key[1], "column": key[2], "before": b, "after": a})
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"script": script, "rounds": args.rounds, "before": str(args.before),
+                                         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+                                         "measured": time.strftime("%Y-%m-%d"), "rows": rows_out}, indent=1) + "\n")
     return 0
 
 
