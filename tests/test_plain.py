@@ -55,16 +55,21 @@ def test_a_plain_run_never_consults_the_expert_and_its_pool_never_holds_it(confi
 
 
 def test_pure_self_play_draws_only_itself_and_its_snapshots(tmp_path):
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", TINY + ["total_steps=2048"])
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", TINY + ["total_steps=4096"])
     assert {k: getattr(cfg.opponents, k) for k in ("simple", "expert", "random")} == {
         "simple": 0.0, "expert": 0.0, "random": 0.0}
-    drawn = []
-    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False, max_updates=16,
-                     on_update=lambda t: drawn.append(t.lanes.kind.copy()))
+    drawn, counted = [], []
+
+    def look(t):
+        drawn.append(t.lanes.kind.copy())
+        counted.append(sum(games for _, games in t.pool.record))
+
+    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False, max_updates=32, on_update=look)
     assert tr.pool.baselines == {}  # not one rule agent was even made
     kinds = np.unique(np.concatenate(drawn))
     assert set(kinds) <= {SELF, SNAPSHOT} and SNAPSHOT in kinds
     assert len(tr.pool.snapshots) == 2
+    assert max(counted) > 0  # pfsp counted the games against them
 
 
 @pytest.mark.parametrize("game", ["gin", "rummy"])
@@ -176,3 +181,31 @@ def test_the_plain_recipe_makes_a_plain_network_in_one_command(tmp_path):
     agent = load_agent(str(exported), game="gin")
     st = gin.init(4, seed=1)
     assert st.mask[np.arange(4), agent.act(gin.observe(st), st.mask)].all()
+
+
+def test_pfsp_draws_the_snapshots_the_learner_beats_least_and_keeps_its_counts(tmp_path):
+    from rummyrl.training.pool import OpponentPool
+    from rummyrl.agents.network import NetConfig, PolicyNet
+    cfg = train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", TINY + ["pool_size=3"])
+    assert cfg.snapshot_sampling == "pfsp"
+    pool = OpponentPool(cfg, np.random.default_rng(0))
+    net = PolicyNet("gin", NetConfig(hidden=8, layers=1, prior_scale=0.0, features="engine"))
+    for _ in range(4):  # one more than the pool holds: the oldest goes, with its counts
+        pool.add_snapshot(net)
+    assert len(pool.snapshots) == 3 and pool.record == [[0, 0]] * 3
+    # the learner won 9 of 10 against snapshot 0, 1 of 10 against snapshot 1, none against 2
+    pool.note_results(np.array([0] * 10 + [1] * 10), np.array([1] * 9 + [0] + [1] + [0] * 9, bool))
+    assert pool.record == [[9, 10], [1, 10], [0, 0]]
+    p = np.array([10 / 12, 2 / 12, 1 / 2])
+    w = (1 - p) ** 2
+    assert np.allclose(pool.pfsp_weights(), w / w.sum())
+    kind, snap = pool.draw(40_000)
+    freq = np.bincount(snap, minlength=3) / snap.size
+    assert np.abs(freq - w / w.sum()).max() < 0.01  # a uniform draw would be 1/3 each
+    again = OpponentPool(cfg, np.random.default_rng(1))
+    for _ in range(3):
+        again.add_snapshot(net)
+    again.load_state_dict(pool.state_dict())
+    assert again.record == pool.record
+    with pytest.raises(train.ConfigError, match="snapshot_sampling"):
+        train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", ["snapshot_sampling=best"])

@@ -177,6 +177,12 @@ class TrainConfig:
     """Updates between snapshots added to the pool."""
     pool_size: int = 10
     """Snapshots kept (the oldest is dropped)."""
+    snapshot_sampling: str = "uniform"
+    """Which snapshot a game against the snapshots draws: ``uniform``, or ``pfsp``
+    (prioritised fictitious self-play, as in AlphaStar): each snapshot weighted by
+    ``(1 - p) ** 2``, ``p`` the learner's win rate against it so far (``(wins + 1) / (games +
+    2)``), so the past selves it still loses to are played most and self-play does not
+    forget how to beat them. The counts are kept per lanes (per Ray worker) and in checkpoints."""
     eval: EvalConfig = field(default_factory=EvalConfig)
     """Periodic evaluation."""
     exit: ExitConfig = field(default_factory=ExitConfig)
@@ -302,6 +308,8 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     except ValueError as e:
         raise ConfigError(f"num_players: {e}") from None
     need(cfg.episode in ("game", "hand"), f"episode must be 'game' or 'hand', got {cfg.episode!r}")
+    need(cfg.snapshot_sampling in ("uniform", "pfsp"),
+         f"snapshot_sampling must be 'uniform' or 'pfsp', got {cfg.snapshot_sampling!r}")
     need(cfg.eval.best_by == "mean" or cfg.eval.best_by in cfg.eval.opponents,
          f"eval.best_by must be 'mean' or one of eval.opponents {cfg.eval.opponents}, got {cfg.eval.best_by!r}")
     if cfg.algo == "exit":

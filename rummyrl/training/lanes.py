@@ -167,6 +167,9 @@ class Lanes:
             totals = batch.final["total"][vs].astype(float)
             mine = totals[np.arange(vs.size), seat]
             stats.setdefault("games/points", []).extend((mine - (totals.sum(1) - mine) / (totals.shape[1] - 1)).tolist())
+            snap = vs[self.kind[vs] == SNAPSHOT]
+            if snap.size and self.pool.snapshots:
+                self.pool.note_results(self.snap[snap], batch.final["winner"][snap] == self.seat[snap])
 
     # -- state -------------------------------------------------------------------------
     def state_dict(self) -> dict:

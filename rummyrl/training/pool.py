@@ -32,6 +32,8 @@ class OpponentPool:
         self.baselines = {k: load_agent(KINDS[k], game=cfg.game, seed=cfg.seed + k)
                           for k in range(2, len(KINDS)) if self.weights[k] > 0}
         self.snapshots: list[NeuralAgent] = []
+        self.record: list[list[int]] = []
+        """The learner's ``[wins, games]`` against each snapshot (``snapshot_sampling: pfsp``)."""
 
     def baseline(self, k: int):
         """The rule-based agent of kind ``k``, made on first use: a run resumed with another
@@ -45,20 +47,42 @@ class OpponentPool:
         kind = self.rng.choice(len(KINDS), size=n, p=self.weights)
         if not self.snapshots:
             kind = np.where(kind == SNAPSHOT, SELF, kind)
-        snap = self.rng.integers(0, max(len(self.snapshots), 1), size=n)
+        if self.cfg.snapshot_sampling == "pfsp" and self.snapshots:
+            snap = self.rng.choice(len(self.snapshots), size=n, p=self.pfsp_weights())
+        else:
+            snap = self.rng.integers(0, max(len(self.snapshots), 1), size=n)
         return kind, snap
+
+    def pfsp_weights(self) -> np.ndarray:
+        """The probability of each snapshot under ``pfsp``: ``(1 - p) ** 2`` normalised, ``p``
+        the learner's smoothed win rate against it."""
+        rec = np.array(self.record[-len(self.snapshots):], float).reshape(-1, 2)
+        p = (rec[:, 0] + 1) / (rec[:, 1] + 2)
+        w = (1 - p) ** 2
+        return w / w.sum()
+
+    def note_results(self, snap: np.ndarray, won: np.ndarray) -> None:
+        """Count ended games of the learner against snapshots ``snap`` (indices), ``won`` by it.
+        A snapshot dropped from the pool while a game against it went on leaves the index to
+        its successor: a game's worth of noise in the counts, not in the games."""
+        for s, w in zip(np.minimum(snap, len(self.snapshots) - 1), won):
+            self.record[s][0] += int(w)
+            self.record[s][1] += 1
 
     def add_snapshot(self, net: PolicyNet) -> None:
         """A copy of ``net`` joins the pool, sampling with a seed drawn from the pool's generator."""
         self.snapshots.append(snapshot_agent(net.game, net.cfg, net.state_dict(), len(self.snapshots),
                                              seed=int(self.rng.integers(2**31))))
+        self.record.append([0, 0])
         if len(self.snapshots) > self.cfg.pool_size:
             self.snapshots.pop(0)
+            self.record.pop(0)
 
     def state_dict(self) -> dict:
         """The generators of the pool's agents (the snapshots' weights are the learner's to keep)."""
         return {"baselines": {k: rng_state(a.rng) for k, a in self.baselines.items() if hasattr(a, "rng")},
-                "snapshots": [rng_state(a.rng) for a in self.snapshots]}
+                "snapshots": [rng_state(a.rng) for a in self.snapshots],
+                "record": [list(r) for r in self.record]}
 
     def load_state_dict(self, d: dict) -> None:
         """Put back :meth:`state_dict` (the pool holding the same snapshots)."""
@@ -66,6 +90,8 @@ class OpponentPool:
             set_rng_state(self.baseline(int(k)).rng, st)
         for agent, st in zip(self.snapshots, d["snapshots"]):
             set_rng_state(agent.rng, st)
+        # a checkpoint written before the counts were kept starts them at zero
+        self.record = [list(r) for r in d.get("record", [])] or [[0, 0] for _ in self.snapshots]
 
     def act(self, kind: np.ndarray, snap: np.ndarray, obs: np.ndarray, mask: np.ndarray,
             prior: np.ndarray) -> np.ndarray:

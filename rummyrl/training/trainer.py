@@ -147,6 +147,7 @@ class Trainer:
             agent = snapshot_agent(self.net.game, self.net.cfg, snap["model"], i)
             set_rng_state(agent.rng, snap["rng"])
             self.pool.snapshots.append(agent)
+        self.pool.record = [[0, 0] for _ in self.pool.snapshots]  # the lanes' state holds the counts
         if self.lanes is not None:
             lanes = data.get("lanes")
             if lanes is None:
