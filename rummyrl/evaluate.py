@@ -34,6 +34,16 @@ ratings on the Elo scale (400 points = 10:1 odds) with their standard errors; in
 lone agent's chance against P - 1 copies is s_A / (s_A + (P - 1) s_B) (Luce's choice
 model), so two equal agents get equal ratings at a 1/P win rate. The table
 goes to the terminal, every figure to ``OUT/results.json``, a chart to ``OUT/results.png``.
+
+Records
+-------
+``--record DIR`` writes every game played to ``DIR/games.jsonl``, one JSON line per game:
+the rules, the seats, each deal's deck order and dealer, every action, how each deal
+ended and the result (docs/records.md); ``rummyrl.records.replay`` plays a record again
+exactly, and ``rummyrl-web --records DIR`` shows it move by move. ``--record-reasons``
+also stores, at every decision, what the agent weighed (a network's move probabilities
+and value, search's candidate values, a rule agent's preferences). Recording changes no
+game and no result.
 """
 
 from __future__ import annotations
@@ -46,6 +56,7 @@ from pathlib import Path
 from rummyrl import games as registry
 from rummyrl.distributed import RayMissingError, RayUnavailableError
 from rummyrl.envs.options import parse_key_values
+from rummyrl.records import FILE_NAME, write_records
 from rummyrl.report import format_table, write_outputs
 from rummyrl.tournament import DEFAULT_CHUNK, run_tournament
 
@@ -76,12 +87,20 @@ def main(argv=None) -> int:
                          'pip install -e ".[ray]"')
     ap.add_argument("--ray-address", default="",
                     help="with --workers: the Ray cluster to join (auto, or HOST:PORT); default: a local Ray")
+    ap.add_argument("--record", default=None, metavar="DIR",
+                    help=f"write every game played to DIR/{FILE_NAME}, one JSON line per game (docs/records.md)")
+    ap.add_argument("--record-reasons", action="store_true",
+                    help="with --record: store what the agent weighed at every decision")
     args = ap.parse_args(argv)
+    if args.record_reasons and not args.record:
+        print("evaluate.py: error: --record-reasons needs --record DIR (where the records go)", file=sys.stderr)
+        return 2
     try:
         t = run_tournament(args.agents, game=args.game, games=args.games, unit=args.unit, players=args.players,
                            duplicate=not args.no_duplicate, seed=args.seed, options=parse_key_values(args.option),
                            show_progress=not args.quiet, chunk=args.chunk, workers=args.workers,
-                           ray_address=args.ray_address)
+                           ray_address=args.ray_address, record=bool(args.record),
+                           record_reasons=args.record_reasons)
     except (ValueError, FileNotFoundError, KeyError, RayMissingError, RayUnavailableError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"evaluate.py: error: {msg}", file=sys.stderr)
@@ -90,6 +109,10 @@ def main(argv=None) -> int:
     out = Path(args.out) if args.out else Path("eval_results") / f"{args.game}-{time.strftime('%Y%m%d-%H%M%S')}"
     jpath, ppath = write_outputs(t, out)
     print(f"\nwrote {jpath} and {ppath}")
+    if args.record:
+        recs = [rec for p in t.pairings for rec in p.records]
+        path = write_records(Path(args.record) / FILE_NAME, recs, append=False)
+        print(f"wrote {len(recs)} game records to {path}")
     return 0
 
 

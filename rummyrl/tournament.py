@@ -28,9 +28,11 @@ import torch
 from tqdm import tqdm
 
 from rummyrl import games as registry
+from rummyrl import reasons as why
 from rummyrl.agents import Agent, load_agent
 from rummyrl.agents.base import tell_rules
 from rummyrl.distributed import RaySession, local_cpus, pickled
+from rummyrl.records import BatchRecorder
 from rummyrl.stats import bradley_terry, wilson_interval
 
 
@@ -67,6 +69,7 @@ class PairingResult:
     hand_ends: dict = field(default_factory=dict)  # side -> {end name: count of hands it won so}
     dead_hands: int = 0  # hands nobody won (dead, drawn, truncated)
     seconds: float = 0.0
+    records: list = field(default_factory=list, repr=False)  # game records, when recorded (not in to_dict)
 
     @property
     def win_rate(self) -> float:
@@ -77,7 +80,8 @@ class PairingResult:
         return wilson_interval(self.wins_a, self.games)
 
     def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
+        d = dataclasses.asdict(dataclasses.replace(self, records=[]))
+        d.pop("records")
         d["win_rate_a"] = self.win_rate
         d["win_rate_a_ci95"] = list(self.interval)
         return d
@@ -127,11 +131,16 @@ def pairing_chunks(config, games: int, seed: int = 0, duplicate: bool = True,
 
 
 def play_chunk(agent_a: Agent, agent_b: Agent, config, a_seat: np.ndarray, seeds: np.ndarray,
-               agent_seeds: tuple[int, int], progress=None) -> dict:
+               agent_seeds: tuple[int, int], progress=None, record: dict | None = None) -> dict:
     """Play one chunk of a pairing (see :func:`pairing_chunks`) as one batch: the games
     with deal ``seeds[i]`` and A in seat ``a_seat[i]``, B in the others, both agents reset
     with ``agent_seeds`` first. Returns the raw outcome (per-game arrays and counts) that
-    :func:`pairing_result` adds up."""
+    :func:`pairing_result` adds up.
+
+    ``record``: None, or what to record: ``{"a": label, "b": label, "reasons": bool, ...}``;
+    the outcome then has ``"records"``, one game record (:mod:`rummyrl.records`) per game,
+    each stamped with the other keys. With ``reasons`` each decision's reasons are computed
+    beside it (:func:`rummyrl.reasons.act_and_explain`: the same actions)."""
     game = registry.of_config(config)
     P, eng = game.players_of(config), game.engine
     n = a_seat.size
@@ -148,6 +157,11 @@ def play_chunk(agent_a: Agent, agent_b: Agent, config, a_seat: np.ndarray, seeds
     points_hand = np.zeros(2)
     dead = hands = 0
     obs = None
+    recorder = None
+    if record is not None:
+        record = dict(record)
+        label_a, label_b, with_reasons = record.pop("a"), record.pop("b"), bool(record.pop("reasons", False))
+        recorder = BatchRecorder(state, reasons=with_reasons)
     t0 = time.perf_counter()
     finished = 0
     while not state.game_over.all():
@@ -157,11 +171,17 @@ def play_chunk(agent_a: Agent, agent_b: Agent, config, a_seat: np.ndarray, seeds
         b_turn = live & ~a_turn
         obs = eng.observe(state, out=obs)
         actions = np.zeros(n, np.int64)
+        explained = {} if recorder is not None and recorder.reasons else None
         for turn, ag in ((a_turn, agent_a), (b_turn, agent_b)):
             rows = np.flatnonzero(turn)
-            if rows.size:
+            if rows.size and explained is not None:
+                actions[rows], found = why.act_and_explain(ag, obs[rows], state.mask[rows])
+                explained.update(zip(rows.tolist(), found))
+            elif rows.size:
                 actions[rows] = ag.act(obs[rows], state.mask[rows])
         eng.step(state, actions, inplace=True)
+        if recorder is not None:
+            recorder.step(state, actions, live, explained)
         ended = np.flatnonzero(game.deal_ended(state))
         if ended.size:
             hands += ended.size
@@ -185,9 +205,20 @@ def play_chunk(agent_a: Agent, agent_b: Agent, config, a_seat: np.ndarray, seeds
     totals = result.total.astype(float)
     a_total = totals[lanes, a_seat]
     b_total = np.where(is_a, np.nan, totals)
-    return {"games": n, "has_winner": has, "a_won": a_won, "a_total": a_total, "b_total": b_total,
-            "others_best": np.nanmax(b_total, axis=1), "ends": ends, "points_hand": points_hand,
-            "hands": int(hands), "dead": int(dead), "seconds": seconds}
+    out = {"games": n, "has_winner": has, "a_won": a_won, "a_total": a_total, "b_total": b_total,
+           "others_best": np.nanmax(b_total, axis=1), "ends": ends, "points_hand": points_hand,
+           "hands": int(hands), "dead": int(dead), "seconds": seconds}
+    if recorder is not None:
+        def seats_of(b):
+            return [label_a if q == a_seat[b] else label_b for q in range(P)]
+        out["records"] = recorder.records(state, seats_of, [int(s) for s in seeds],
+                                          {**record, "a": label_a, "b": label_b})
+        specs = record.get("specs")
+        for b, rec in enumerate(out["records"]):
+            rec["a_seat"] = int(a_seat[b])
+            if specs:
+                rec["seat_specs"] = [specs[0] if q == a_seat[b] else specs[1] for q in range(P)]
+    return out
 
 
 def pairing_result(chunks: list[dict], config, names: tuple[str, str]) -> PairingResult:
@@ -221,12 +252,19 @@ def pairing_result(chunks: list[dict], config, names: tuple[str, str]) -> Pairin
 
 def play_pairing(agent_a: Agent, agent_b: Agent, config, games: int, seed: int = 0,
                  duplicate: bool = True, progress=None, names: tuple[str, str] | None = None,
-                 chunk: int = DEFAULT_CHUNK) -> PairingResult:
+                 chunk: int = DEFAULT_CHUNK, record: dict | None = None) -> PairingResult:
     """Play ``games`` games (rounded up to whole duplicate sets) of A against B, chunk
-    after chunk (:func:`pairing_chunks`)."""
-    raws = [play_chunk(agent_a, agent_b, config, **c, progress=progress)
-            for c in pairing_chunks(config, games, seed, duplicate, chunk)]
-    return pairing_result(raws, config, names or (agent_a.name, agent_b.name))
+    after chunk (:func:`pairing_chunks`). With ``record`` (:func:`play_chunk`'s) the
+    result's ``records`` holds every game's record, in the order played."""
+    names = names or (agent_a.name, agent_b.name)
+    stamp = None if record is None else {**record, "a": names[0], "b": names[1]}
+    raws = [play_chunk(agent_a, agent_b, config, **c, progress=progress,
+                       record=None if stamp is None else {**stamp, "chunk": i})
+            for i, c in enumerate(pairing_chunks(config, games, seed, duplicate, chunk))]
+    res = pairing_result(raws, config, names)
+    if record is not None:
+        res.records = [rec for raw in raws for rec in raw["records"]]
+    return res
 
 
 # --------------------------------------------------------------------------------------
@@ -250,7 +288,7 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
                    players: int | None = None, duplicate: bool = True, seed: int = 0, options: dict | None = None,
                    show_progress: bool = True, agents: dict | None = None,
                    pairs_with: int | None = None, chunk: int = DEFAULT_CHUNK, workers: int = 0,
-                   ray_address: str = "") -> Tournament:
+                   ray_address: str = "", record: bool = False, record_reasons: bool = False) -> Tournament:
     """Every pair of the given agents plays ``games`` games; returns all results and ratings.
 
     ``players``: seats per game (default: the game's). ``specs``: agent names or checkpoint paths; ``agents`` may map a spec to an already
@@ -262,6 +300,10 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
     (:class:`rummyrl.distributed.ChunkPlayer`; ``ray_address`` as in
     :class:`~rummyrl.distributed.RaySession`). The results depend on the seed and
     ``chunk``, never on ``workers``: every chunk plays the same games either way.
+
+    ``record``: keep every game's record (:mod:`rummyrl.records`) in its pairing's
+    ``records``; ``record_reasons``: with each decision's reasons (:mod:`rummyrl.reasons`).
+    Recording changes no game and no result.
     """
     if len(specs) < 2:
         raise ValueError(f"a tournament needs at least two agents, got {specs}")
@@ -279,6 +321,9 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
     if pairs_with is not None:
         pairs = [p for p in pairs if pairs_with in p]
     total = sum(P * math.ceil(games / P) for _ in pairs)
+    stamp = None
+    if record or record_reasons:
+        stamp = {"reasons": bool(record_reasons), "tournament_seed": seed, "unit": unit}
     bar = None
     if show_progress:
         bar = tqdm(total=total, unit="game", desc=f"{game} {unit}s", file=sys.stderr, dynamic_ncols=True)
@@ -287,14 +332,16 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
         if workers:
             game_args = {"game": game, "unit": unit, "players": P, "options": options}
             results, ray_info = _play_on_ray(built, specs, labels, pairs, config, game_args, games, seed, duplicate,
-                                             chunk, workers, ray_address, bar)
+                                             chunk, workers, ray_address, bar, stamp)
         else:
             for i, j in pairs:
                 if bar is not None:
                     bar.set_postfix_str(f"{specs[i]} vs {specs[j]}")
                 results.append(play_pairing(built[specs[i]], built[specs[j]], config, games,
                                             seed=seed + 1000 * len(results), duplicate=duplicate, progress=bar,
-                                            names=(labels[i], labels[j]), chunk=chunk))
+                                            names=(labels[i], labels[j]), chunk=chunk,
+                                            record=None if stamp is None else
+                                            {**stamp, "pairing": len(results), "specs": [specs[i], specs[j]]}))
     finally:
         if bar is not None:
             bar.close()
@@ -315,7 +362,7 @@ def run_tournament(specs: list[str], game: str = "gin", games: int = 2000, unit:
 
 
 def _play_on_ray(built, specs, labels, pairs, config, game_args, games, seed, duplicate, chunk, workers,
-                 ray_address, bar) -> tuple[list[PairingResult], dict]:
+                 ray_address, bar, stamp=None) -> tuple[list[PairingResult], dict]:
     """The pairings' chunks spread over ``workers`` Ray actors, results as chunks return;
     each pairing is then summed up in chunk order, as in process. Also returns the seconds
     spent starting the actors and playing."""
@@ -337,6 +384,9 @@ def _play_on_ray(built, specs, labels, pairs, config, game_args, games, seed, du
         for p, (i, j) in enumerate(pairs):
             blob = ray.put(pickled((built[specs[i]], built[specs[j]])))  # once per pairing
             for c, kwargs in enumerate(pairing_chunks(config, games, seed + 1000 * p, duplicate, chunk)):
+                if stamp is not None:
+                    kwargs["record"] = {**stamp, "pairing": p, "specs": [specs[i], specs[j]], "chunk": c,
+                                        "a": labels[i], "b": labels[j]}
                 jobs.append(((p, c), blob, kwargs))
         if len(jobs) < workers:  # said, not changed: the chunk size decides the games played
             print(f"evaluate: {len(jobs)} chunk(s) for {workers} workers, {workers - len(jobs)} idle: "
@@ -358,8 +408,14 @@ def _play_on_ray(built, specs, labels, pairs, config, game_args, games, seed, du
             except Exception:  # noqa: BLE001 - gone already
                 pass
         session.close()
-    return [pairing_result([raws[(p, c)] for c in range(sum(1 for q, _ in raws if q == p))], config,
-                           (labels[i], labels[j])) for p, (i, j) in enumerate(pairs)], info
+    results = []
+    for p, (i, j) in enumerate(pairs):
+        mine = [raws[(p, c)] for c in range(sum(1 for q, _ in raws if q == p))]
+        res = pairing_result(mine, config, (labels[i], labels[j]))
+        if stamp is not None:
+            res.records = [rec for raw in mine for rec in raw["records"]]
+        results.append(res)
+    return results, info
 
 
 def display_names(specs: list[str]) -> list[str]:
