@@ -28,6 +28,8 @@ LAYERS = {
     "rummyrl.tournament": 5,
     "rummyrl.distributed": 5,
     "rummyrl.report": 5,
+    "rummyrl.records": 5,
+    "rummyrl.reasons": 5,
     "rummyrl.training": 6,
     "rummyrl.train": 7,
     "rummyrl.evaluate": 7,
@@ -36,6 +38,7 @@ LAYERS = {
     "rummyrl.agents.play_session": 7,
     "rummyrl.agents.play_gin": 7,
     "rummyrl.agents.play_rummy": 7,
+    "rummyrl.web": 7,
 }
 LAYER_NAMES = ("engines", "registry", "agents", "networks", "envs", "tournaments", "training", "CLIs")
 #: third-party packages each layer may import beside the standard library
@@ -47,7 +50,7 @@ THIRD_PARTY = {
     4: {"numpy", "gymnasium", "pettingzoo"},
     5: {"numpy", "torch", "tqdm", "ray", "matplotlib"},
     6: {"numpy", "torch", "yaml", "tqdm", "ray", "matplotlib", "tensorboard"},
-    7: {"numpy", "torch", "yaml", "tqdm", "matplotlib", "ray"},
+    7: {"numpy", "torch", "yaml", "tqdm", "matplotlib", "ray", "starlette", "uvicorn"},
 }
 #: imports allowed inside a function: optional extras, and packages slow to import that
 #: only one rarely used path needs
