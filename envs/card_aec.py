@@ -20,6 +20,7 @@ from rummyrl.games import Game
 
 from .options import agent_names, check_render_mode, env_options, make_config, observation_space, parse_reset_options
 from .render import render, show
+from .render_html import render_html
 
 _ROW0 = np.zeros(1, np.int64)
 
@@ -154,6 +155,8 @@ class CardGameAEC(AECEnv):
             return None
         if self._state is None:
             raise RuntimeError(f"{self.metadata['name']}: call reset() before render()")
+        if self.render_mode == "html":  # the table as HTML, every hand face up (envs/render_html.py)
+            return render_html(self._state, 0, self._agents, self._deal_ended)
         return show(render(self.game, self._state, 0, self._agents, self._deal_ended), self.render_mode)
 
     def close(self) -> None:

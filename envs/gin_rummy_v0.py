@@ -100,7 +100,7 @@ margin of `game_points` is the hand's points.
 
 | argument            | default         | meaning                                                        |
 |---------------------|-----------------|----------------------------------------------------------------|
-| `render_mode`       | `None`          | `"ansi"` (render() returns the text) or `"human"` (printed after every step) |
+| `render_mode`       | `None`          | `"ansi"` (render() returns the text), `"html"` (the table as HTML) or `"human"` (printed after every step) |
 | `reward`            | `"hand_points"` | the reward scheme (table above)                                |
 | `hand_points_scale` | `1/25`          | reward per hand point                                          |
 | `game_points_scale` | `1/100`         | reward per point of the final margin                           |
@@ -142,7 +142,9 @@ the end of the episode also `{"game": ...}` (`rummyrl.gin.game_info`: totals wit
 
 ## Rendering
 
-A text table (`rummyrl.envs.render.render_gin`): scores, stock size, the discard pile's top, both
+`render_mode="html"` draws the same table as cards (`rummyrl.envs.render_html`, as the web app
+`rummyrl-web` does; a notebook shows it with `IPython.display.HTML(env.render())`). The text
+table (`rummyrl.envs.render.render_gin`): scores, stock size, the discard pile's top, both
 hands sorted and grouped into their best melds with their deadwood, whose turn it is; after
 a hand ends both hands with melds and lay-offs and the score line; at the end the totals.
 
@@ -176,7 +178,7 @@ class raw_env(CardGameAEC, EzPickle):
     """Gin Rummy as a PettingZoo AEC environment; see the module docstring (the loop is
     ``rummyrl.envs.card_aec.CardGameAEC``)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "gin_rummy_v0",
+    metadata = {"render_modes": ["human", "ansi", "html"], "name": "gin_rummy_v0",
                 "is_parallelizable": False, "render_fps": 1}
     game = games.get("gin")
 

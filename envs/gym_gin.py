@@ -18,7 +18,7 @@ or any callable ``(observation (794,) float32, action_mask (108,) bool) -> actio
 ``reward``, ``hand_points_scale``, ``game_points_scale`` (``rummyrl.envs.gin_rewards``);
 ``illegal_action``: ``"terminate"`` (default: the episode ends with ``illegal_reward``, -1,
 and ``info["illegal_action"] = True``) or ``"raise"`` (``IllegalActionError``);
-``render_mode`` (``"ansi"`` / ``"human"``); and every rule option of ``rummyrl.gin.GinConfig``.
+``render_mode`` (``"ansi"`` / ``"html"`` / ``"human"``); and every rule option of ``rummyrl.gin.GinConfig``.
 
 Each ``step`` plays the learner's action, then the opponent's actions until the learner is
 to act again or the episode ends; the reward is the learner's share of everything that

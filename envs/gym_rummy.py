@@ -22,7 +22,7 @@ agent. ``seat`` (``None``: random each episode; ``0..P-1`` or ``"player_i"`` fix
 ``reward``, ``round_points_scale``, ``game_points_scale`` (``rummyrl.envs.rummy_rewards``);
 ``illegal_action``: ``"terminate"`` (default: the episode ends with ``illegal_reward``, -1,
 and ``info["illegal_action"] = True``) or ``"raise"`` (``IllegalActionError``);
-``render_mode`` (``"ansi"`` / ``"human"``); and every rule option of
+``render_mode`` (``"ansi"`` / ``"html"`` / ``"human"``); and every rule option of
 ``rummyrl.rummy.RummyConfig`` (``num_players``, ``episode``, ``target``, ...).
 
 Each ``step`` plays the learner's action, then the opponents' actions until the learner is

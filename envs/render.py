@@ -142,8 +142,9 @@ def _framed(state, b: int, names, deal_ended: bool, deal_end_lines, game_end_lin
 
 
 def show(text: str, render_mode: str):
-    """``render()`` of the environments: the text for ``"ansi"``, printed for ``"human"``."""
-    if render_mode == "ansi":
+    """``render()`` of the environments: the text for ``"ansi"`` (and the HTML for
+    ``"html"``), printed for ``"human"``."""
+    if render_mode in ("ansi", "html"):
         return text
     print(text)
     return None

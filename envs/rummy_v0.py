@@ -118,7 +118,7 @@ the totals of `game_points` are the round's points.
 | argument             | default          | meaning                                                       |
 |----------------------|------------------|---------------------------------------------------------------|
 | `num_players`        | `4`              | players at the table, 2..6 (R-1); the agents are `player_0 .. player_{P-1}` |
-| `render_mode`        | `None`           | `"ansi"` (render() returns the text) or `"human"` (printed after every step) |
+| `render_mode`        | `None`           | `"ansi"` (render() returns the text), `"html"` (the table as HTML) or `"human"` (printed after every step) |
 | `reward`             | `"round_points"` | the reward scheme (table above)                               |
 | `round_points_scale` | `1/50`           | reward per round point                                        |
 | `game_points_scale`  | `1/200`          | reward per point of a final total over the mean of the others |
@@ -166,7 +166,9 @@ the episode after `N * num_players` actions; the tests check that, as the Gin en
 
 ## Rendering
 
-A text table (`rummyrl.envs.render.render_rummy`): scores and rounds won, the stock size and how
+`render_mode="html"` draws the same table as cards (`rummyrl.envs.render_html`, as the web app
+`rummyrl-web` does; a notebook shows it with `IPython.display.HTML(env.render())`). The text
+table (`rummyrl.envs.render.render_rummy`): scores and rounds won, the stock size and how
 often the pile was turned over, the discard pile's top, the table melds with their owners and
 the cards laid off onto them (and by whom), every hand sorted and grouped into its best
 melds with its card count and value, and whose turn it is with what it may do; after a round
@@ -203,7 +205,7 @@ class raw_env(CardGameAEC, EzPickle):
     """Rummy for 2-6 players as a PettingZoo AEC environment; see the module docstring (the
     loop is ``rummyrl.envs.card_aec.CardGameAEC``)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "rummy_v0",
+    metadata = {"render_modes": ["human", "ansi", "html"], "name": "rummy_v0",
                 "is_parallelizable": False, "render_fps": 1}
     game = games.get("rummy")
 

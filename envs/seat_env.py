@@ -25,6 +25,7 @@ from rummyrl.games import Game
 from .options import (check_render_mode, env_options, make_config, observation_space, parse_reset_options,
                       parse_seat)
 from .render import render, show
+from .render_html import render_html
 
 _ROW0 = np.zeros(1, np.int64)
 #: tries to deal an episode in which the learner gets to act before giving up
@@ -80,7 +81,7 @@ def reseed_opponents(opponents, rng: np.random.Generator) -> None:
 class SeatEnv(gymnasium.Env):
     """The learner's seat against opponent policies; see the game modules' docstrings."""
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "html"], "render_fps": 1}
     game: Game
 
     def __init__(self, opponent, seat, reward, scales: tuple, illegal_action: str, illegal_reward: float,
@@ -242,6 +243,8 @@ class SeatEnv(gymnasium.Env):
         if self._state is None:
             raise RuntimeError(f"{where}: call reset() before render()")
         names = tuple(f"player_{p} ({'you' if p == self.seat else 'opponent'})" for p in range(self.num_players))
+        if self.render_mode == "html":  # the table as HTML, every hand face up (envs/render_html.py)
+            return render_html(self._state, 0, names, self._render_deal_end)
         return show(render(self.game, self._state, 0, names, self._render_deal_end), self.render_mode)
 
     def close(self) -> None:

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from rummyrl import games as registry
-from rummyrl import report, tournament
+from rummyrl import records, report, tournament
 from rummyrl.agents.checkpoint import build_net, load_checkpoint
 from rummyrl.agents.network import PolicyNet
 from rummyrl.agents.neural import NeuralAgent
@@ -36,15 +36,16 @@ EVAL_SEED = 10_007  # periodic evaluations: the seeds checkpoints are chosen on
 FINAL_EVAL_SEED = 20_011  # the report after training: fresh seeds
 
 
-def evaluate_policy(net: PolicyNet, cfg: TrainConfig, games: int, seed: int, opponents=None):
-    """Greedy play of a copy of ``net`` against each baseline; returns a rummyrl.tournament.Tournament."""
+def evaluate_policy(net: PolicyNet, cfg: TrainConfig, games: int, seed: int, opponents=None, record: bool = False):
+    """Greedy play of a copy of ``net`` against each baseline; returns a rummyrl.tournament.Tournament
+    (with every game's record in its pairings' ``records`` when ``record``)."""
     copy = PolicyNet(net.game, net.cfg)
     copy.load_state_dict(net.state_dict())
     agent = NeuralAgent(copy.eval(), name="policy")
     specs = ["policy"] + list(opponents if opponents is not None else cfg.eval.opponents)
     return tournament.run_tournament(specs, game=cfg.game, games=games, unit=cfg.eval.unit,
                                    players=cfg.num_players, seed=seed, options=eval_rules(cfg),
-                                   show_progress=False, agents={"policy": agent}, pairs_with=0)
+                                   show_progress=False, agents={"policy": agent}, pairs_with=0, record=record)
 
 
 def eval_rules(cfg: TrainConfig) -> dict:
@@ -195,7 +196,7 @@ def report_run(cfg: TrainConfig, run_dir: Path, games: int | None = None, net: P
         what = "the final policy"
         path = run_dir / "final.pt" if (run_dir / "final.pt").exists() else None
     print(f"\nevaluating {what} on fresh deals ({games} games per opponent) ...", file=sys.stderr)
-    t = evaluate_policy(net, cfg, games, FINAL_EVAL_SEED, opponents=cfg.eval.opponents)
+    t = evaluate_policy(net, cfg, games, FINAL_EVAL_SEED, opponents=cfg.eval.opponents, record=True)
     print(report.format_table(t))
     # which network the table is of (best.pt may be the untrained one when the curve only
     # fell), what training added to the network it started from, and the evaluate.py
@@ -213,6 +214,8 @@ def report_run(cfg: TrainConfig, run_dir: Path, games: int | None = None, net: P
         about["reproduce"] = reproduce_command(cfg, path, games)
         print(f"\nthe same games again: {about['reproduce']}")
     jpath, ppath = report.write_outputs(t, run_dir / "eval", about)
+    # every game of the report, replayable (rummyrl-web --records RUN/eval)
+    records.write_records(run_dir / "eval" / records.FILE_NAME, [r for p in t.pairings for r in p.records], append=False)
     curve = plot_learning_curve(run_dir, players=cfg.num_players)
     print(f"\nwrote {jpath}, {ppath}" + (f" and {curve}" if curve else ""))
     return jpath

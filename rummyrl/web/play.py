@@ -90,7 +90,9 @@ class PlayGame:
         events = [{"kind": "move", "seat": p, "name": s.names[p], "text": text, "step": step, "deal": deal}]
         if s.deal_ended:
             ended = table_view(s.state, 0, s.names, viewer=s.human, deal_ended=True)["ended"]
-            ev = {"kind": "deal_end", "step": step, "deal": deal, "lines": s.round_end_lines(), "ended": ended,
+            lines = s.round_end_lines()
+            ended["text"] = lines[1]  # the terminal game's words: "you score", "expert scores"
+            ev = {"kind": "deal_end", "step": step, "deal": deal, "lines": lines, "ended": ended,
                   "html": ended_html(ended, s.names, self.game.deal)}
             self.last_deal_end = ev
             events.append(ev)
