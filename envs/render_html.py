@@ -349,7 +349,7 @@ TABLE_CSS = """
 .rrl-table .rrl-zone.wide{flex:1 1 320px}
 .rrl-table .rrl-label{font-size:12px;margin-bottom:4px;color:#e6efe8}
 .rrl-table .rrl-stack,.rrl-table .rrl-fan{display:flex;min-height:56px;align-items:center}
-.rrl-table .rrl-fan .rrl-card.under{margin-right:-22px}
+.rrl-table .rrl-fan .rrl-card.under{margin-right:-17px}
 .rrl-table .rrl-tmelds{display:flex;flex-wrap:wrap;gap:6px}
 .rrl-table .rrl-tmeld{background:rgba(255,255,255,.85);border-radius:8px;padding:3px 5px;color:#13261b}
 .rrl-table .rrl-slot{font-size:11px;display:block;margin-bottom:2px}

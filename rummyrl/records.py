@@ -259,27 +259,32 @@ class Replay:
         """The seats' labels, numbered where one agent holds several seats."""
         return seat_names(self.record["seats"])
 
-    def html(self, step: int, title: str | None = None) -> str:
-        """The table at ``step``, every hand face up, as HTML with its stylesheet."""
+    def html(self, step: int, title: str | None = None, style: bool = True) -> str:
+        """The table at ``step``, every hand face up, as HTML (with its stylesheet unless
+        ``style`` is False)."""
         step = self.check_step(step)
         st = self._states[step]
         ended = step > 0 and bool(self.game.deal_ended(st)[0])
         view = render_html.table_view(st, 0, self.names(), viewer=None, deal_ended=ended)
-        return render_html.page_fragment(view, title=title)
+        if style:
+            return render_html.page_fragment(view, title=title)
+        cap = f"<div class='rrl-caption'>{html.escape(title)}</div>" if title else ""
+        return cap + render_html.table_html(view)
 
     def _repr_html_(self) -> str:
-        """In a notebook: each deal's first table and its end, under a line of its result."""
-        parts = [f"<div class='rrl-replay'><p><b>{html.escape(self.game.title)}</b>: "
+        """In a notebook: the first deal as dealt, then each deal's end (its showdown, above
+        the next deal as dealt), one under each line of its result."""
+        parts = [f"<div class='rrl rrl-replay'><style>{render_html.TABLE_CSS}</style><p><b>{html.escape(self.game.title)}</b>: "
                  f"{html.escape(' · '.join(self.names()))}; {self.steps} actions, "
-                 f"{len(self.record['deals'])} deals</p>"]
+                 f"{len(self.record['deals'])} deals</p><details open><summary>deal 1, dealt</summary>"
+                 f"{self.html(0, None, False)}</details>"]
         start = 0
         for d, end in enumerate(self.deal_ends):
             deal = self.record["deals"][d]
             who = self.names()[deal["winner"]] if deal.get("winner", -1) >= 0 else "nobody"
-            parts.append(f"<details{' open' if d == 0 else ''}><summary>deal {d + 1}: {html.escape(deal['end'])}, "
+            parts.append(f"<details{' open' if d == 0 else ''}><summary>deal {d + 1} ended: {html.escape(deal['end'])}, "
                          f"{html.escape(who)} scores {deal['points']} (steps {start}..{end})</summary>"
-                         f"{self.html(start, title=f'deal {d + 1}, dealt')}{self.html(end, title=f'deal {d + 1}, ended')}"
-                         "</details>")
+                         f"{self.html(end, None, False)}</details>")
             start = end
         return "".join(parts) + "</div>"
 

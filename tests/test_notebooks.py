@@ -37,6 +37,7 @@ EXPECTED = {
                               "of the hands:", "taking minus passing:", "paired deals"],
     "04_search": ["opponent passed:", "uniform   mean log P(true hidden card)",
                   "weighted  mean log P(true hidden card)", "gain vs expert", "expert plays:"],
+    "05_replay": ["records read: 2 games", "replayed", "weighed:", "and played", "deadwood at the end of the first hand:"],
 }
 
 
@@ -56,7 +57,7 @@ def kernel_path(tmp_path_factory):
 
 def test_the_notebooks_are_there():
     assert [p.name for p in NOTEBOOKS] == ["01_quickstart.ipynb", "02_train_and_evaluate.ipynb",
-                                           "03_rules_and_analysis.ipynb", "04_search.ipynb"]
+                                           "03_rules_and_analysis.ipynb", "04_search.ipynb", "05_replay.ipynb"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

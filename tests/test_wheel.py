@@ -70,7 +70,9 @@ def test_wheel_holds_only_the_rummyrl_namespace(wheel):
     for module in ("rummyrl/gin.py", "rummyrl/envs/gin_rummy_v0.py", "rummyrl/agents/gin_expert.py",
                    "rummyrl/train.py", "rummyrl/training/loop.py", "rummyrl/evaluate.py",
                    "rummyrl/agents/play.py", "rummyrl/agents/search.py", "rummyrl/gin_beliefs.py",
-                   "rummyrl/agents/pretrained/gin.pt", "rummyrl/agents/pretrained/rummy.pt"):
+                   "rummyrl/agents/pretrained/gin.pt", "rummyrl/agents/pretrained/rummy.pt",
+                   "rummyrl/web/server.py", "rummyrl/web/static/index.html", "rummyrl/web/static/app.js",
+                   "rummyrl/web/static/app.css", "rummyrl/records.py", "rummyrl/envs/render_html.py"):
         assert module in names, module
 
 
