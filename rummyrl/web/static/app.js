@@ -49,7 +49,8 @@ async function init() {
   $("table").addEventListener("click", tableClick);
   $("hint").addEventListener("click", showHint);
   $("continue").addEventListener("click", dismissEnd);
-  $("new-game").addEventListener("click", () => { $("play-area").hidden = true; $("setup").hidden = false; });
+  $("new-game").addEventListener("click", leaveGame);
+  $("leave").addEventListener("click", leaveGame);
   $("replay-game").addEventListener("click", replayThisGame);
   for (const [id, fn] of [["r-first", () => 0], ["r-back", (f) => f.step - 1], ["r-fwd", (f) => f.step + 1],
                           ["r-last", (f) => f.steps], ["r-next-deal", nextDealEnd], ["r-prev-deal", prevDealStart]]) {
@@ -196,6 +197,14 @@ async function send(command) {
     if (e.status === 404) { refuse(e.message); return; }
     refuse(e.message);
   }
+}
+
+function leaveGame() {
+  if (game && !game.over) api("DELETE", `/api/games/${game.id}`).catch(() => {});
+  game = null;
+  pendingEnds = [];
+  $("play-area").hidden = true;
+  $("setup").hidden = false;
 }
 
 function dismissEnd() {
