@@ -19,7 +19,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the dev extra)")
 
-from selenium.common.exceptions import WebDriverException  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException  # noqa: E402
 from selenium.webdriver.chrome.options import Options  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -83,12 +83,20 @@ def browser():
 
 
 def wait(driver, cond, timeout=30):
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: cond(d))
+    return WebDriverWait(driver, timeout, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: cond(d))
 
 
 def visible(driver, css):
-    found = driver.find_elements(By.CSS_SELECTOR, css)
-    return [e for e in found if e.is_displayed()]
+    """The elements shown now; one the page replaced meanwhile (a new answer drawn) is not."""
+    out = []
+    for e in driver.find_elements(By.CSS_SELECTOR, css):
+        try:
+            if e.is_displayed():
+                out.append(e)
+        except StaleElementReferenceException:
+            pass
+    return out
 
 
 def test_a_gin_hand_played_by_clicks_to_its_end(server, browser, shots):
@@ -165,9 +173,9 @@ def test_a_recorded_rummy_game_replayed(server, browser, shots):
     # every hand face up, the stock and the pile
     assert len(visible(b, "#r-table .rrl-seat [data-card]")) == 21
     assert visible(b, '#r-table [data-zone="pile"] [data-card]')
-    for _ in range(3):
+    for k in range(1, 4):  # one step at a time: each click steps on from the frame shown
         b.find_element(By.ID, "r-fwd").click()
-    wait(b, lambda d: d.find_element(By.ID, "r-step").text.startswith("step 3 /"))
+        wait(b, lambda d: d.find_element(By.ID, "r-step").text.startswith(f"step {k} /"))
     assert "last move:" in b.find_element(By.ID, "r-moves").text
     assert visible(b, "#r-why tr"), "no reasons shown for a recorded move"
     b.find_element(By.ID, "r-next-deal").click()
