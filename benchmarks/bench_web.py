@@ -17,12 +17,15 @@ new one) and a hint (the expert's preferences in the person's seat). Every reque
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import platform
 import socket
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import numpy as np
@@ -114,6 +117,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, default=20.0, help="seconds per row at most (default 20)")
     ap.add_argument("--clients", type=int, nargs="+", default=[1, 4], help="concurrent clients (default 1 4)")
     ap.add_argument("--games", nargs="+", default=["gin", "rummy"], choices=["gin", "rummy"])
+    ap.add_argument("--json", type=Path, help="also write the rows to this JSON file (for docs/results)")
     args = ap.parse_args(argv)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -137,6 +141,11 @@ def main(argv=None) -> int:
     for r in rows:
         print(f"| {r['game']} | {what[r['kind']]} | {r['clients']} | {r['requests']} | {r['seconds']:.1f} | "
               f"{r['rate']:,.0f} | {r['p50']:.1f} | {r['p95']:.1f} |")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"machine": f"{platform.machine()}, {os.cpu_count()} cores",
+                                         "measured": time.strftime("%Y-%m-%d"), "opponent": "expert",
+                                         "rows": rows}, indent=1) + "\n")
     return 0
 
 

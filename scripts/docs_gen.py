@@ -1141,13 +1141,14 @@ def gen_results_schema() -> str:
 # ======================================================================================
 # Generators: the shipped networks
 # ======================================================================================
-def gen_model_facts(game_name: str) -> str:
-    """What the shipped network's file itself says: size, parameters, network config, and
-    the settings of the training run it came from."""
+def gen_model_facts(game_name: str, kind: str = "pretrained") -> str:
+    """What the shipped network ``kind`` (``pretrained``, ``pretrained-plain``) of a game says
+    of itself: size, parameters, network config, and the settings of the training run it came
+    from."""
     from rummyrl.agents.checkpoint import load_checkpoint, pretrained_path
     from rummyrl.agents.network import NetConfig
 
-    path = Path(pretrained_path(game_name))
+    path = Path(pretrained_path(game_name, kind))
     ck = load_checkpoint(path)
     params = sum(int(v.numel()) for v in ck["model"].values())
     net = dataclasses.asdict(NetConfig.from_dict(ck["net_config"]))

@@ -281,6 +281,16 @@ def ENDS(ref: Pairing, side: str, kind: str) -> Cell:
     return Cell(fn)
 
 
+def GAMES_HANDS(ref: Ref) -> Cell:
+    """The number of hands (rounds) a pairing played."""
+    def fn(ctx):
+        r = ref.resolve(ctx)
+        if r.hands is None:
+            raise SpecError("no count of hands in the record")
+        return fmt_int(r.hands)
+    return Cell(fn)
+
+
 def VALUE(path: str, get: Callable[[Any], float], fmt: Callable[[float], str] = fmt_pct) -> Cell:
     """Any number of a JSON file: ``get(data)``, formatted by ``fmt``."""
     def fn(ctx):
@@ -1252,6 +1262,112 @@ table("gin_plain", Table(
      for o in ("simple", "expert")],
     align="llrll"))
 
+# --- learning from the rules alone (docs/research/plain_network.md) ----------------------
+_PL = "plain/"
+
+
+def _curve_rows(path: str, every: float = 5.0):
+    """A DynTable of a curves.py curve: one row per evaluation about ``every`` minutes apart."""
+    def fn(ctx):
+        data = ctx.load(path)
+        opps = sorted({o for p in data["points"] for o in p["win_rate"]}, key=lambda o: (o != "simple", o))
+        rows, next_at = [], 0.0
+        for p in data["points"]:
+            if p["minutes"] + 0.5 < next_at and p is not data["points"][-1]:
+                continue
+            next_at = p["minutes"] + every
+            rows.append([fmt_minutes(round(p["minutes"])), f"{p['step'] / 1e6:.0f}M"]
+                        + [fmt_ci(p["win_rate"][o], p["ci95"][o]) for o in opps])
+        games = fmt_int(data["games_per_point"])
+        return (["minutes", "env steps"] + [f"against {o} ({games} games)" for o in opps],
+                "rr" + "l" * len(opps), rows)
+    return fn
+
+
+table("plain_gin_curves", DynTable(
+    lambda ctx: _merge_curves(ctx, [("with a curriculum", _PL + "gin_curriculum_curve.json"),
+                                    ("pure self-play", _PL + "gin_selfplay_curve.json")]),
+    note="Each point: the greedy network on the same fixed evaluation deals, games to 100."))
+
+
+def _merge_curves(ctx, runs):
+    header, rows = None, []
+    for label, path in runs:
+        h, align, rs = _curve_rows(path)(ctx)
+        header = ["run"] + h
+        rows += [[label] + r for r in rs]
+    return header, "l" + align, rows
+
+
+table("plain_gin_final", Table(
+    ["network", "against", "games", "games won", "points / hand"],
+    [[label, o, GAMES(pairing(path, a, o)), WR(pairing(path, a, o)), PTS(pairing(path, a, o))]
+     for label, path, a in (("with a curriculum, best checkpoint (`pretrained-plain`)",
+                             _PL + "gin_curriculum/results.json", "policy"),
+                            ("pure self-play, best checkpoint", _PL + "gin_selfplay/results.json", "selfplay/best"))
+     for o in ("simple", "expert")],
+    align="llrll"))
+
+table("plain_gin_ends", Table(
+    ["pairing", "hands", "the network won by knock", "by gin", "by undercut", "the opponent won by knock", "by gin",
+     "by undercut"],
+    [[f"`pretrained-plain` against {o}", GAMES_HANDS(pairing(_PL + "gin_curriculum/results.json", "policy", o))]
+     + [ENDS(pairing(_PL + "gin_curriculum/results.json", "policy", o), side, k)
+        for side in ("a", "b") for k in ("knock", "gin", "undercut")] for o in ("simple", "expert")],
+    align="lrrrrrrr",
+    note="How the hands of the 2,000 games above ended: who won each hand, and how."))
+
+
+table("plain_gin_budgets", DynTable(
+    lambda ctx: (["training budget", "env steps", "against simple", "against expert"], "lrll",
+                 [[f"{fmt_minutes(b['minutes'])} minutes", f"{b['step'] / 1e6:.0f}M",
+                   WR(pairing(_PL + b["results"], b["agent"], "simple")),
+                   WR(pairing(_PL + b["results"], b["agent"], "expert"))]
+                  for b in ctx.load(_PL + "gin_budgets.json")["budgets"]]),
+    note="The curriculum run's network at each budget (its checkpoint at that time; the learning rate is "
+         "constant, so a shorter run is this run stopped there), 2,000 duplicate games to 100 on fresh deals."))
+
+table("plain_rummy", Table(
+    ["network", "against", "games", "games won (chance 25%)"],
+    [["plain Rummy network, best checkpoint", f"three {o}", GAMES(pairing(_PL + "rummy/results.json", "rummy/best", o)),
+      WR(pairing(_PL + "rummy/results.json", "rummy/best", o))] for o in ("simple", "expert")],
+    align="llrl"))
+
+table("plain_rummy_curve", DynTable(_curve_rows(_PL + "rummy_curve.json")))
+
+
+#: the columns of benchmarks/bench_train.py's table, as compare.py numbers them
+_TRAIN_COLUMNS = {1: "env steps / s", 3: "s / update: inference", 4: "s / update: engine features",
+                  5: "s / update: rest of the rollout", 6: "s / update: GAE", 7: "s / update: the learner's minibatches"}
+
+
+def _speedup_rows(ctx):
+    data = ctx.load(_PL + "bench_train_compare.json")
+    rows = []
+    for r in data["rows"]:
+        if r["column"] not in _TRAIN_COLUMNS:
+            continue
+        fmt = (lambda x: fmt_int(round(x))) if r["column"] == 1 else (lambda x: f"{x:.3f}")
+        rows.append([f"{r['row']}: {_TRAIN_COLUMNS[r['column']]}", fmt(r["before"]), fmt(r["after"]),
+                     f"{r['after'] / r['before']:.2f}" if r["before"] else "n/a"])
+    return ["config: measure", "before", "after", "after / before"], "lrrr", rows
+
+
+table("plain_speed", DynTable(_speedup_rows,
+      note="benchmarks/compare.py running benchmarks/bench_train.py (10 updates after 3) on the previous commit's plain "
+           "config and this one, alternating, 3 rounds; each number is the largest of its rounds (compare.py keeps the "
+           "largest: the best rate, but for the seconds the slowest round)."))
+
+
+# --- the web app (docs/web.md) ------------------------------------------------------------
+_WHAT = {"read": "GET the game's state", "move": "POST a move (and the agent's reply)", "hint": "GET a hint"}
+table("bench_web", DynTable(
+    lambda ctx: (["game", "request", "clients", "requests / s", "median ms", "95th percentile ms"], "llrrrr",
+                 [[r["game"], _WHAT[r["kind"]], str(r["clients"]), fmt_int(round(r["rate"])), fmt_num(r["p50"]),
+                   fmt_num(r["p95"])] for r in ctx.load("bench_web.json")["rows"]]),
+    note="One uvicorn process on 127.0.0.1, the `expert` opponent; each row at most 400 requests or 20 seconds."))
+
+
 # --- pretrained -------------------------------------------------------------------------
 _RT_EXPERT = pool(*_tr_net)
 table("pretrained", Table(
@@ -1324,6 +1440,10 @@ table("glance", Table(
          f"[search]({_SEARCH})"],
         ["Gin Rummy", "`pretrained`", WR(_ps_simple[0]), WR(_ps_expert[0]), _speed("gin", "pretrained"),
          f"[model card]({_CARDS}gin.md)"],
+        ["Gin Rummy", "`pretrained-plain`",
+         WR(pairing("plain/gin_curriculum/results.json", "policy", "simple")),
+         WR(pairing("plain/gin_curriculum/results.json", "policy", "expert")),
+         _speed("gin", "pretrained-plain"), f"[model card]({_CARDS}gin-plain.md)"],
         ["Rummy, 4 players", "`expert`", WR(pairing("rummy_expert_simple/results.json", "expert", "simple")), "",
          _speed("rummy", "expert"), f"[baselines]({_BASE})"],
         ["Rummy, 4 players", "`planner`", WR(pairing("rummy_plan/planner_4000/results.json", "planner", "simple")),

@@ -6,7 +6,9 @@
 ``json`` reads the run's TensorBoard logs (``eval/win_rate_vs_<opponent>`` and
 ``eval/minutes`` at each evaluation step; ``charts/steps_per_second``) and writes the curve:
 each evaluation's env step, minutes of training and win rate against each opponent, with the
-number of games behind each point (``eval.games`` of the run's config) and its 95% interval.
+number of games behind each point (``eval.games`` of the run's config) and its 95% interval;
+and, averaged over the run's last fifth of updates, the PPO statistics (approximate KL,
+clipped fraction, entropy, explained variance) and how the learner's hands ended.
 ``plot`` draws one or more curves on one figure: win rate over minutes of training, one panel
 per opponent, a line per run. The research pages' tables and figures are made from these files.
 """
@@ -46,10 +48,19 @@ def curve_of(run_dir: Path, label: str | None = None) -> dict:
                 point["ci95"][opp] = list(wilson(round(r * games), games))
         points.append(point)
     sps = [e.value for e in acc.Scalars("charts/steps_per_second")] if "charts/steps_per_second" in tags else []
+    # how the updates looked over the run's last fifth: how far each moved the policy, how much
+    # of the returns the value explained, how the learner's own hands ended
+    late = {}
+    for tag in ("losses/approx_kl", "losses/clipfrac", "losses/entropy", "losses/explained_variance",
+                "hands/knock_rate", "hands/gin_rate", "hands/undercut_rate"):
+        if tag in tags:
+            vals = [e.value for e in acc.Scalars(tag)]
+            tail = vals[len(vals) - max(1, len(vals) // 5):]
+            late[tag.split("/", 1)[1]] = sum(tail) / len(tail)
     return {"run": cfg["name"], "label": label or cfg["name"], "game": cfg["game"],
             "num_players": cfg["num_players"], "games_per_point": games,
             "mean_steps_per_second": sum(sps) / len(sps) if sps else None,
-            "opponents": {k: v for k, v in cfg["opponents"].items() if v}, "points": points}
+            "opponents": {k: v for k, v in cfg["opponents"].items() if v}, "late_updates": late, "points": points}
 
 
 def plot(curves: list[dict], out: Path, title: str = "") -> None:
