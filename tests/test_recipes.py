@@ -33,13 +33,17 @@ def tiny_train(stage: str, hidden: int = 16) -> list[str]:
         "time_limit_minutes=0")]
 
 
+#: a compression of a few games' positions, one epoch, and its 4-game evaluation
+COMPRESS_TINY = ["compress.games=4", "compress.valid_games=2", "compress.epochs=1", "compress.net.hidden=8",
+                 "compress.options.max_hands=2", "compress.options.max_rounds=2", "compress_eval.games=4"]
 #: the Gin recipe in seconds: search with 2 worlds makes ten iterations of data in process, a
-#: one-epoch fit, three PPO updates, 4-game evaluations
+#: one-epoch fit, three PPO updates, 4-game evaluations, a tiny compression
 GIN_TINY = ["data.workers=0", "data.num_envs=12", "data.rollout_steps=12", "data.total_steps=1440",
             "data.net.hidden=16", "data.net.layers=1", "data.eval.every_minutes=0", "data.time_limit_minutes=0",
             "data.checkpoint_every_minutes=0", "data.exit.teacher=search:opponent=simple,knock=10,worlds=2,topk=2",
-            "fit.epochs=1", "fit.valid_every=2", "fit.minibatch_size=32", *tiny_train("ppo"), "eval.games=4"]
-RUMMY_TINY = [*tiny_train("ppo", hidden=4), "eval.games=4"]
+            "fit.epochs=1", "fit.valid_every=2", "fit.minibatch_size=32", *tiny_train("ppo"), "eval.games=4",
+            *[o for o in COMPRESS_TINY if "max_rounds" not in o]]
+RUMMY_TINY = [*tiny_train("ppo", hidden=4), "eval.games=4", *[o for o in COMPRESS_TINY if "max_hands" not in o]]
 
 
 def stamps(*paths: Path) -> list[int]:
@@ -61,19 +65,26 @@ def test_the_gin_recipe_runs_end_to_end_and_goes_on_after_the_stage_it_stopped_a
 
     lines.clear()
     done = run_recipe(load_recipe(GIN, GIN_TINY, run), progress=False, log=lines.append)
-    assert done == {"data": "done", "fit": "done", "ppo": "ran", "eval": "ran", "export": "ran"}
+    assert done == {"data": "done", "fit": "done", "ppo": "ran", "eval": "ran", "compress": "ran",
+                    "compress_eval": "ran", "export": "ran"}
     assert stamps(*made) == before  # the data and the fit were not made again
     # PPO started from the fit's network, and its report sets its start beside its result
     assert load_checkpoint(run / "ppo" / "final.pt")["train_config"]["init"] == str(run / "fit" / "fit.pt")
     report = json.loads((run / "ppo" / "eval" / "results.json").read_text())
     assert report["start"]["network"] == f"step 0: the network of init={run / 'fit' / 'fit.pt'}"
     assert set(report["training_added"]) == {"simple", "expert"}
-    # the exported network: small, with the evaluation it was shipped on, and it plays
+    # the student of ppo/best.pt: no card head, the epoch kept by agreement on held-out positions
+    student = load_checkpoint(run / "compress" / "student.pt", "gin")
+    assert student["net_config"]["card_head"] is False and student["net_config"]["hidden"] == 8
+    assert student["about"]["source"] == f"compressed from {run / 'ppo' / 'best.pt'}"
+    rows = json.loads((run / "compress" / "student.pt.json").read_text())["rows"]
+    assert [r["epoch"] for r in rows] == [0, 1] and all(0 <= r["valid_agreement"] <= 1 for r in rows)
+    # the exported network is the student: small, with the evaluation it was shipped on, and it plays
     exported = run / "export" / "gin.pt"
     data = load_checkpoint(exported, "gin")
-    assert "optimizer" not in data and data["about"]["source"] == str(run / "ppo" / "best.pt")
+    assert "optimizer" not in data and data["about"]["source"] == str(run / "compress" / "student.pt")
     shipped_on = json.loads(data["about"]["results"])
-    assert {(p["a"], p["b"]) for p in shipped_on} == {("ppo/best", "simple"), ("ppo/best", "expert")}
+    assert {(p["a"], p["b"]) for p in shipped_on} == {("compress/student", "simple"), ("compress/student", "expert")}
     agent = load_agent(str(exported), game="gin")
     assert agent.game == "gin"
     t = run_tournament([str(exported), "simple"], game="gin", games=2, show_progress=False)
@@ -91,17 +102,19 @@ def test_the_rummy_recipe_runs_as_the_real_script(tmp_path):
     cmd = [sys.executable, "train.py", "--config", str(RUMMY), "--run-dir", str(run), *RUMMY_TINY]
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
-    for stage, line in (("ppo", "[1/3] ppo (train): training"), ("eval", "[2/3] eval (evaluate):"),
-                        ("export", "[3/3] export (export): wrote")):
+    for stage, line in (("ppo", "[1/5] ppo (train): training"), ("eval", "[2/5] eval (evaluate):"),
+                        ("compress", "[3/5] compress (compress): distilling"),
+                        ("compress_eval", "[4/5] compress_eval (evaluate):"), ("export", "[5/5] export (export): wrote")):
         assert line in out.stderr and str(run / stage) in out.stderr, stage
     assert "what training added" in out.stdout and "step 0: the untrained network" in out.stdout
-    assert "| ppo/final | simple | 4 |" in out.stdout
+    assert "| ppo/final | simple | 4 |" in out.stdout and "| compress/student | simple | 4 |" in out.stdout
     exported = run / "export" / "rummy.pt"
+    assert load_checkpoint(exported)["net_config"]["trunk_features"] is False
     agent = load_agent(str(exported), game="rummy")
     t = run_tournament([str(exported), "simple"], game="rummy", games=4, show_progress=False)
     assert agent.game == "rummy" and t.pairings[0].games == 4
     again = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0 and again.stderr.count("skipped") == 3, again.stderr[-3000:]
+    assert again.returncode == 0 and again.stderr.count("skipped") == 5, again.stderr[-3000:]
 
 
 def test_a_stopped_training_stage_resumes_from_its_own_checkpoint(tmp_path):
@@ -180,7 +193,14 @@ def test_the_recipes_stages_are_the_research_runs():
     assert _without(rummy.train_config("ppo"), "name") == _without(by_hand, "name")
     ev = rummy.stages["eval"].spec
     assert (ev.checkpoint, ev.games, ev.seed, ev.options) == ("ppo/final.pt", 2000, 20011, {"max_rounds": 30})
-    assert rummy.stages["export"].spec.checkpoint == "ppo/final.pt"
+    # both ship the student of the network the research made, evaluated on the teacher's deals
+    for recipe, teacher in ((gin, "ppo/best.pt"), (rummy, "ppo/final.pt")):
+        assert recipe.stages["compress"].spec.teacher == teacher
+        ev, student = recipe.stages["eval"].spec, recipe.stages["compress_eval"].spec
+        assert (student.checkpoint, student.against, student.games, student.seed, student.options) == (
+            "compress", ev.against, ev.games, ev.seed, ev.options)
+        assert (recipe.stages["export"].spec.checkpoint, recipe.stages["export"].spec.results) == (
+            "compress", ["compress_eval"])
 
 
 @pytest.mark.parametrize("overrides, words", [
@@ -191,6 +211,9 @@ def test_the_recipes_stages_are_the_research_runs():
     (["eval.games=many"], "games must be int"),
     (["fit.select=best"], "select must be one of"),
     (["data.exit.save_records=false"], "saves no records"),
+    (["compress.games=0"], "compress 'compress': compress.games must be an integer >= 1"),
+    (["compress.net.hiden=64"], r"compress 'compress': compress.net: unknown network field\(s\) \['hiden'\]"),
+    (["compress.net.card_channels=0"], "compress 'compress': net.card_channels must be a positive integer"),
 ])
 def test_recipe_errors_name_what_is_wrong(overrides, words):
     with pytest.raises(ConfigError, match=words):

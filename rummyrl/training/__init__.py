@@ -24,10 +24,12 @@ One job per module, in the order a run uses them:
   and hooks.
 * :mod:`.offline`: a network distilled again from the search records an expert-iteration
   run saved (``scripts/exit_fit.py``).
+* :mod:`.compress`: a network distilled into a faster architecture that plays the same (its
+  teacher's moves in games against the baselines, the epoch kept by agreement on held-out games).
 * :mod:`.export`: a network shipped alone with its evaluations (``scripts/export_pretrained.py``).
 * :mod:`.commands`: the commands a run prints, spelled as this process was started.
 * :mod:`.recipe`: the stages that made a shipped network (training, fit, evaluation,
-  export) as one command that goes on where it stopped (``configs/recipes/``).
+  compression, export) as one command that goes on where it stopped (``configs/recipes/``).
 
 The command line is :mod:`rummyrl.train` (``python train.py --help``).
 """

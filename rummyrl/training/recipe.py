@@ -23,6 +23,10 @@ does (``do``):
 * ``evaluate``: evaluate.py's tournament of a ``checkpoint`` against the agents of
   ``against`` (every pair plays, as in evaluate.py); writes ``results.json`` and
   ``results.png``, done when ``results.json`` is there.
+* ``compress``: the network of ``teacher`` (an earlier stage, a file in one, or a checkpoint)
+  distilled into a faster architecture, ``net`` over the teacher's
+  (:func:`~.compress.compress_to_file`; the other fields are :class:`~.compress.CompressConfig`'s);
+  writes ``student.pt``, done when its epochs' metrics, ``student.pt.json``, are there.
 * ``export``: the network of ``checkpoint`` alone, with the pairings of the ``results`` of
   earlier ``evaluate`` stages (:func:`~.export.export_pretrained`); writes ``<game>.pt``
   into the stage's folder (``out``: elsewhere), done when it is there.
@@ -38,7 +42,8 @@ stages after it that are done stay done.
 Command-line overrides name their stage: ``data.time_limit_minutes=5`` sets a config value
 of the ``train`` stage ``data``; ``fit.epochs=2`` a field of the ``fit`` stage (any other
 key of a fit is a config value, ``fit.learning_rate=3e-4``); ``eval.games=500`` and
-``eval.options.max_hands=20`` fields of an ``evaluate`` stage.
+``eval.options.max_hands=20`` fields of an ``evaluate`` stage; ``compress.net.hidden=64`` a
+field of a ``compress`` stage.
 """
 
 from __future__ import annotations
@@ -60,6 +65,8 @@ from rummyrl import report, tournament
 from rummyrl.agents.checkpoint import build_net, load_checkpoint
 
 from .commands import command_line
+from .compress import CompressConfig, compress_to_file
+from .compress import describe_kept as describe_student
 from .config import ConfigError, TrainConfig, load_config, to_overrides
 from .evaluation import report_run
 from .export import export_pretrained
@@ -141,9 +148,23 @@ class ExportStage:
     replaces the shipped network."""
 
 
-KINDS = {"train": TrainStage, "fit": FitStage, "evaluate": EvaluateStage, "export": ExportStage}
+@dataclass
+class CompressStage(CompressConfig):
+    """A network distilled into a faster architecture (:mod:`.compress`): the fields of
+    :class:`~.compress.CompressConfig`, and the teacher."""
+
+    teacher: str = ""
+    """The network distilled: a file in an earlier stage's folder (``ppo/best.pt``), a stage,
+    or a path."""
+
+    def config(self) -> CompressConfig:
+        return CompressConfig(**{f.name: getattr(self, f.name) for f in dataclasses.fields(CompressConfig)})
+
+
+KINDS = {"train": TrainStage, "fit": FitStage, "evaluate": EvaluateStage, "compress": CompressStage,
+         "export": ExportStage}
 #: what each kind of stage names as its product when a later stage names the stage alone
-PRODUCT = {"train": "final.pt", "fit": "fit.pt", "evaluate": "results.json"}
+PRODUCT = {"train": "final.pt", "fit": "fit.pt", "evaluate": "results.json", "compress": "student.pt"}
 
 
 @dataclass
@@ -329,6 +350,18 @@ def _check_stage(recipe: Recipe, s: Stage) -> None:
             recipe.resolve(str(a), s.name)
         if spec.games < 1:
             raise ConfigError(f"recipe {recipe.name}: evaluate {s.name!r}: games must be >= 1, got {spec.games}")
+    elif s.do == "compress":
+        if not spec.teacher:
+            raise ConfigError(f"recipe {recipe.name}: compress {s.name!r} needs a teacher (a stage, a file in one's "
+                              f"folder, or a checkpoint)")
+        recipe.resolve(spec.teacher, s.name)
+        head = spec.teacher.split("/", 1)[0]
+        made_by = recipe.stages.get(head)
+        net = recipe.train_config(head).net if made_by is not None and made_by.do in ("train", "fit") else None
+        try:
+            spec.config().check(recipe.train_config(head).game if net is not None else None, net)
+        except ValueError as e:
+            raise ConfigError(f"recipe {recipe.name}: compress {s.name!r}: {e}") from None
     else:
         recipe.resolve(spec.checkpoint, s.name)
         for r in spec.results:
@@ -350,6 +383,8 @@ def _game_of(recipe: Recipe, ref: str, before: str) -> str:
     head = ref.split("/", 1)[0]
     if head in recipe.stages and recipe.stages[head].do in ("train", "fit"):
         return recipe.train_config(head).game
+    if head in recipe.stages and recipe.stages[head].do == "compress":  # the teacher's game
+        return _game_of(recipe, recipe.stages[head].spec.teacher, head)
     return load_checkpoint(recipe.resolve(ref, before))["game"]
 
 
@@ -479,6 +514,19 @@ def _evaluate_stage(recipe: Recipe, s: Stage, head: str, progress: bool, log) ->
     return "ran"
 
 
+def _compress_stage(recipe: Recipe, s: Stage, head: str, progress: bool, log) -> str:
+    out = recipe.folder(s.name) / "student.pt"
+    if rows_path(out).exists():
+        log(f"{head}: done ({rows_path(out)} is there), skipped")
+        return "done"
+    teacher = recipe.resolve(s.spec.teacher, s.name)
+    log(f"{head}: distilling {teacher} into {out}")
+    t0 = time.perf_counter()
+    best = compress_to_file(teacher, out, s.spec.config(), log=log)
+    log(f"{head}: {describe_student(out, best)} in {(time.perf_counter() - t0) / 60:.1f} minutes")
+    return "ran"
+
+
 def _export_stage(recipe: Recipe, s: Stage, head: str, progress: bool, log) -> str:
     out = export_path(recipe, s)
     if out.exists() and not s.spec.out:
@@ -493,4 +541,5 @@ def _export_stage(recipe: Recipe, s: Stage, head: str, progress: bool, log) -> s
     return "ran"
 
 
-RUNNERS = {"train": _train_stage, "fit": _fit_stage, "evaluate": _evaluate_stage, "export": _export_stage}
+RUNNERS = {"train": _train_stage, "fit": _fit_stage, "evaluate": _evaluate_stage, "compress": _compress_stage,
+           "export": _export_stage}
