@@ -60,6 +60,7 @@ def measure(config: str, updates: int, warmup: int, overrides: list[str]) -> dic
     clock.wrap(lanes_module.Lanes, "features", "features")
     clock.wrap(loop, "gae", "GAE")
     clock.wrap(loop, "ppo_update", "learner")
+    torch.set_flush_denormal(True)  # as train() runs its updates
     with tempfile.TemporaryDirectory() as tmp:
         tr = Trainer(cfg, Path(tmp))
         tr.setup(fresh=True)

@@ -48,6 +48,12 @@ def rows(text: str) -> dict[tuple[str, int], float]:
     return out
 
 
+def _commit(checkout: Path) -> str:
+    """The commit a checkout is at (what a results file records, not the folder's path)."""
+    out = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return f"commit {out.stdout.strip()}" if out.returncode == 0 else "another checkout"
+
+
 def run(python: str, checkout: Path, script: list[str]) -> dict:
     cmd = [python, str(checkout / "benchmarks" / script[0]), *script[1:]]
     out = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True)
@@ -89,7 +95,7 @@ def main(argv=None) -> int:
             rows_out.append({"table": key[0], "row": key[1], "column": key[2], "before": b, "after": a})
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"script": script, "rounds": args.rounds, "before": str(args.before),
+        args.json.write_text(json.dumps({"script": script, "rounds": args.rounds, "before": _commit(args.before),
                                          "machine": f"{platform.machine()}, {os.cpu_count()} cores",
                                          "measured": time.strftime("%Y-%m-%d"), "rows": rows_out}, indent=1) + "\n")
     return 0

@@ -70,10 +70,6 @@ class Trainer:
         """The network (from ``cfg.init`` when set and ``fresh``: a resumed run needs not
         the init checkpoint, its own holds the weights), optimizer, pool and lanes."""
         cfg = self.cfg
-        # Adam's second moments and the gradients of an untrained network fall below float32's
-        # normal range; computing with such (denormal) numbers is many times slower on a CPU,
-        # and flushing them to zero changes no result that matters (they are < 1e-38)
-        torch.set_flush_denormal(True)
         np.random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
