@@ -31,6 +31,22 @@ from .features import EXPERT_FEATURES, check_features
 
 ILLEGAL_LOGIT = -1e9
 
+#: the precisions a network's trunk can compute in (:meth:`PolicyNet.set_precision`)
+PRECISIONS = ("fp32", "bf16")
+
+
+def bf16_supported(device: torch.device | str = "cpu") -> bool:
+    """Whether ``device`` computes bfloat16 matrix products natively (a CUDA GPU that says
+    so, or a CPU with AVX-512 BF16 or AMX, through oneDNN); elsewhere bf16 is emulated and
+    slower than float32."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.cuda.is_bf16_supported()
+    try:
+        return bool(torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):  # an older or a stripped-down build: no way to tell, so no
+        return False
+
 
 @dataclass(frozen=True)
 class NetConfig:
@@ -147,19 +163,43 @@ class PolicyNet(nn.Module):
         nn.init.orthogonal_(self.value.weight, 1.0)
         nn.init.zeros_(self.value.bias)
 
+    #: the trunk's compute type: None (float32), or torch.bfloat16 (:meth:`set_precision`)
+    trunk_dtype = None
+
+    def set_precision(self, precision: str) -> "PolicyNet":
+        """Compute the trunk's matrix products in ``precision`` (:data:`PRECISIONS`).
+
+        ``bf16`` runs the trunk under autocast: its products in bfloat16 (on a CPU with AMX,
+        several times as fast as float32), summed in float32; the weights, the heads, the
+        logits and the value stay float32, so the policy's probabilities and PPO's ratios
+        keep their precision. Not saved with the weights: a network trained in bf16 loads
+        and plays in float32."""
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+        self.trunk_dtype = torch.bfloat16 if precision == "bf16" else None
+        return self
+
     def forward(self, obs: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor):
         """-> (masked logits (B, A), value (B,)); ``prior`` is :func:`action_features` of
         the network's ``features``."""
         # the per-action input, bounded: illegal actions read -3, the rest -3..2
-        h = self.trunk(torch.cat([obs, prior.clamp(-30.0, 20.0) * 0.1], dim=1) if self.cfg.trunk_features else obs)
+        x = torch.cat([obs, prior.clamp(-30.0, 20.0) * 0.1], dim=1) if self.cfg.trunk_features else obs
+        if self.trunk_dtype is None:
+            h = self.trunk(x)
+        else:
+            with torch.autocast(x.device.type, dtype=self.trunk_dtype):
+                h = self.trunk(x)
+            h = h.float()
         logits = self.policy(h)
         if self.cards is not None:
             logits = logits + self.cards(obs, prior, mask, h)
+        # the sums below are made in place, each one fused pass over (B, A) (Rummy: 1,267 actions):
+        # the head's output is not needed by its own backward, so autograd allows it
         if self.cfg.prior_scale:
-            logits = logits + self.cfg.prior_scale * prior
+            logits = logits.add_(prior, alpha=self.cfg.prior_scale)
         if self.cfg.features == "engine":
-            logits = logits + self.feature_skip[self.feature_group] * prior.clamp(-30.0, 20.0)
-        logits = logits.masked_fill(~mask, ILLEGAL_LOGIT)
+            logits = logits.addcmul_(prior.clamp(-30.0, 20.0), self.feature_skip[self.feature_group])
+        logits = torch.where(mask, logits, ILLEGAL_LOGIT)  # masked_fill's values, without the ~mask pass
         return logits, self.value(h).squeeze(1)
 
 
@@ -237,5 +277,7 @@ class CardHead(nn.Module):
 def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Entropy over the legal actions only (illegal ones carry no probability)."""
     logp = torch.log_softmax(logits, dim=1)
-    p = logp.exp()
+    # softmax, not logp.exp(): the same probabilities, but exp of the illegal actions' huge
+    # negative log-probabilities takes a slow path on CPUs (ten times the whole softmax)
+    p = torch.softmax(logits, dim=1)
     return -(torch.where(mask, p * logp, torch.zeros_like(p))).sum(1)

@@ -7,7 +7,9 @@ config's Ray workers; no evaluation, no checkpoints), the way ``train.py`` runs 
 env steps per second over the measured updates and the seconds per update spent in each
 part: the network's inference while playing, the per-action features, the rest of the
 rollout (the engine, the opponents, bookkeeping), GAE, and the learner's minibatches (with Ray
-workers the rollout's parts happen in the workers, and the rollout is the rest). The
+workers the rollout's parts happen in the workers, and the rollout is the rest; with
+``overlap: true`` the learner's minibatches run beside the rollout, so the parts add up to
+more than the wall time, and the rollout's rest includes waiting for the learner). The
 parts are timed by wrapping the functions that do them, so the same script measures an
 older checkout (``benchmarks/compare.py``: before and after in one run, alternating).
 """
@@ -66,16 +68,19 @@ def measure(config: str, updates: int, warmup: int, overrides: list[str]) -> dic
         tr.setup(fresh=True)
         tr.workers = make_workers(tr)
         threads = cfg.torch_threads or torch.get_num_threads()
+        update = loop.overlap_update if cfg.overlap else loop.run_update
         for _ in range(warmup):
-            loop.run_update(tr, threads)
+            update(tr, threads)
         clock.seconds = dict.fromkeys(PARTS, 0.0)
         steps, rollout, t0 = 0, 0.0, time.perf_counter()
         for _ in range(updates):
-            _, _, s, (a, b, _), _ = loop.run_update(tr, threads)
+            _, _, s, (a, b, _), _ = update(tr, threads)
             steps += s
             rollout += b - a
         wall = time.perf_counter() - t0
         tr.workers.close()
+        if tr.learner_thread is not None:
+            tr.learner_thread.shutdown()
     clock.seconds["rest of rollout"] = rollout - clock.seconds["inference"] - clock.seconds["features"]
     return {"steps_per_second": steps / wall, "seconds": {k: v / updates for k, v in clock.seconds.items()},
             "steps_per_update": steps // updates}

@@ -35,7 +35,7 @@ The command line is :mod:`rummyrl.train` (``python train.py --help``).
 """
 
 from .config import (RETIRED, ConfigError, EvalConfig, ExitConfig, OpponentConfig, TrainConfig, load_config,
-                     resolve_device, reward_scheme, to_overrides, upgrade)
+                     resolve_device, resolve_precision, reward_scheme, to_overrides, upgrade)
 from .evaluation import (EVAL_SEED, FINAL_EVAL_SEED, evaluate_policy, final_report, plot_learning_curve, report_run,
                          start_eval)
 from .export import export_pretrained
@@ -54,6 +54,6 @@ __all__ = [
     "RayWorkers", "Recipe", "Rollout", "RolloutWorker", "SELF", "SIMPLE", "SNAPSHOT", "TrainConfig", "Trainer",
     "env_state_dict", "evaluate_policy", "export_pretrained", "final_report", "gae", "is_recipe", "load_config",
     "load_env_state", "load_recipe", "make_selfplay", "make_workers", "plot_learning_curve", "ppo_update",
-    "report_run", "resolve_device", "reward_scheme", "run_recipe", "start_eval", "to_overrides", "train", "upgrade",
+    "report_run", "resolve_device", "resolve_precision", "reward_scheme", "run_recipe", "start_eval", "to_overrides", "train", "upgrade",
     "worker_seed",
 ]

@@ -25,7 +25,7 @@ import yaml
 
 from rummyrl import distributed, games
 from rummyrl.agents import load_agent
-from rummyrl.agents.network import NetConfig
+from rummyrl.agents.network import PRECISIONS, NetConfig, bf16_supported
 from rummyrl.agents.split import PHASES, check_phase
 
 
@@ -202,6 +202,24 @@ class TrainConfig:
     ``workers=0``): ``cpu``, ``cuda`` (or ``cuda:N``), or ``auto`` (``cuda`` when
     ``torch.cuda.is_available()``, else ``cpu``). Ray workers always infer on CPU, and
     checkpoints hold CPU tensors whatever the device, so they load anywhere."""
+    precision: str = "fp32"
+    """What the network's trunk computes its matrix products in, in the PPO updates and the
+    rollouts' inference: ``fp32``; ``bf16`` (autocast: bfloat16 products summed in float32,
+    the weights, logits and value in float32; several times as fast on a CPU with AMX or
+    AVX-512 BF16, and refused where the device has neither, since it would be emulated and
+    slower); or ``auto`` (``bf16`` where the device has it, else ``fp32``: which one ran is
+    printed, and kept in checkpoints as ``counters.precision``). A run in bf16 is
+    reproducible on the same machine; its numbers differ from an fp32 run's in the last
+    bits, as another machine's may. Networks always load and play in float32."""
+    overlap: bool = False
+    """Play the next rollout while the learner updates on the last one, each on its own
+    core (``workers=0`` and ``algo: ppo`` only): the learner's minibatches run in a thread
+    beside the lanes, so an update costs the longer of the two instead of their sum. The
+    rollout is then played by the network of one update before (a copy of the weights the
+    learner started from), which PPO's ratio to the stored log-probabilities accounts for,
+    as in asynchronous PPO. Reproducible as a sequential run is: the same seed gives the
+    same weights, and ``last.pt`` keeps the rollout not yet learned from (compressed), so
+    ``--resume`` continues exactly. Rollouts use one torch thread and the learner one."""
     workers: int = 0
     """Rollout workers: 0 plays the self-play lanes in this process; N > 0 starts N Ray
     actors (``pip install -e ".[ray]"``) that share the ``num_envs`` lanes between them
@@ -336,8 +354,12 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     need(all(o in ("random", "simple", "expert") for o in cfg.eval.opponents),
          f"eval.opponents must be baselines (random, simple, expert), got {cfg.eval.opponents}")
     need(cfg.torch_threads >= 0, f"torch_threads must be >= 0, got {cfg.torch_threads}")
-    resolve_device(cfg.device)
+    resolve_precision(cfg.precision, resolve_device(cfg.device))
     need(cfg.workers >= 0, f"workers must be >= 0, got {cfg.workers}")
+    if cfg.overlap:
+        need(cfg.workers == 0, f"overlap: true plays the rollouts in this process beside the learner; it needs "
+                               f"workers: 0, got workers: {cfg.workers}")
+        need(cfg.algo == "ppo", f"overlap: true is for algo: ppo, got algo: {cfg.algo}")
     if cfg.workers:
         need(cfg.workers <= cfg.num_envs,
              f"workers ({cfg.workers}) must not exceed num_envs ({cfg.num_envs}): the workers share the lanes")
@@ -415,6 +437,21 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
                 raise ConfigError(f"override {item!r}: {part!r} is not a section")
         node[parts[-1]] = _parse_value(text)
     return _check(_build(TrainConfig, data))
+
+
+def resolve_precision(precision: str, device) -> str:
+    """The precision (:data:`~rummyrl.agents.network.PRECISIONS`) the ``precision`` option
+    means on ``device``; :class:`ConfigError` for an unknown one, or ``bf16`` where the
+    device would only emulate it."""
+    if precision not in (*PRECISIONS, "auto"):
+        raise ConfigError(f"precision must be one of {(*PRECISIONS, 'auto')}, got {precision!r}")
+    native = bf16_supported(device)
+    if precision == "bf16" and not native:
+        raise ConfigError(f"precision=bf16: {device} has no native bfloat16 (a CPU needs AVX-512 BF16 or AMX); "
+                          f"use precision=fp32, or precision=auto (bf16 only where the device has it)")
+    if precision == "auto":
+        return "bf16" if native else "fp32"
+    return precision
 
 
 def resolve_device(device: str):

@@ -1,5 +1,6 @@
-"""The main loop: :func:`train` alternates rollouts and PPO updates (:func:`run_update`) or,
-with ``algo: exit``, search data and distillation (:func:`exit_update`, :mod:`.exit`) until
+"""The main loop: :func:`train` alternates rollouts and PPO updates (:func:`run_update`; with
+``overlap: true`` the two at once, :func:`overlap_update`) or, with ``algo: exit``, search
+data and distillation (:func:`exit_update`, :mod:`.exit`) until
 the step budget, the time limit, ``max_updates`` or Ctrl-C, and logs, evaluates and
 checkpoints on the way.
 The rollouts come from the run's workers (:mod:`.workers`): the lanes in this process
@@ -26,6 +27,8 @@ import torch
 import yaml
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
+
+from rummyrl.agents.network import PolicyNet
 
 from .config import TrainConfig
 from .evaluation import periodic_eval, start_eval, start_summary
@@ -80,6 +83,8 @@ def _train(cfg, run_dir, resume, max_updates, progress, on_update, evaluate_star
     tr.setup(fresh=resume is None)  # a resumed run's weights are the checkpoint's, not init's
     if resume is not None:
         tr.load_state_dict(resume)
+    if progress and cfg.precision != tr.precision:
+        print(f"precision={cfg.precision}: the trunk computes in {tr.precision} on {tr.device}", file=sys.stderr)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(cfg), sort_keys=False))
     tr.workers = make_workers(tr)
     try:
@@ -87,6 +92,9 @@ def _train(cfg, run_dir, resume, max_updates, progress, on_update, evaluate_star
     finally:
         tr.workers.close()
         tr.workers = None
+        if tr.learner_thread is not None:
+            tr.learner_thread.shutdown()
+            tr.learner_thread = None
     return tr
 
 
@@ -111,7 +119,7 @@ def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update, evalua
         bar.set_postfix_str(_postfix(tr, 0.0))
     last_ckpt = last_eval = time.perf_counter()
     updates_here = 0
-    update = exit_update if cfg.algo == "exit" else run_update
+    update = exit_update if cfg.algo == "exit" else overlap_update if cfg.overlap else run_update
     try:
         while tr.global_step < cfg.total_steps and not flag.stop:
             if cfg.time_limit_minutes and tr.elapsed >= cfg.time_limit_minutes * 60:
@@ -172,6 +180,66 @@ def run_update(tr: Trainer, update_threads: int) -> tuple:
     tr.end_update(steps)
     t2 = time.perf_counter()
     return upd, stats, steps, (t0, t1, t2), idx.size
+
+
+#: seconds a thread holds the GIL before it is asked to hand it over, while the learner's
+#: thread runs beside the players (Python's default is 0.005)
+SWITCH_INTERVAL = 0.002
+
+#: what the learner reads of a rollout (:func:`~.ppo.ppo_update`)
+LEARNER_FIELDS = ("obs", "prior", "mask", "action", "logp", "value")
+
+
+def gather(tr: Trainer, rollout: dict, stats: dict) -> dict:
+    """A rollout made ready for the learner, as copies (the lanes' buffer is reused by the
+    next rollout): the trainable transitions' arrays (GAE's), their advantages and returns,
+    and the rollout's game statistics."""
+    idx, adv, ret = gae(rollout, tr.cfg.gamma, tr.cfg.gae_lambda, tr.cfg.rollout_steps)
+    return {**{k: rollout[k][idx] for k in LEARNER_FIELDS}, "adv": adv, "ret": ret, "stats": stats}
+
+
+def overlap_update(tr: Trainer, update_threads: int) -> tuple:
+    """One update with ``overlap: true``: the learner updates on the rollout played last
+    (``tr.pending``) in its own thread while this one plays the next rollout with a copy of
+    the weights the learner starts from; then the next rollout is gathered, the snapshot
+    added when one is due. Returns what :func:`run_update` returns; the game statistics are
+    those of the rollout learned from. The run's first update plays its first rollout
+    before (a resumed run has it in its checkpoint)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cfg, workers = tr.cfg, tr.workers
+    t0 = time.perf_counter()
+    torch.set_num_threads(1)  # one core plays, the other learns
+    if tr.learner_thread is None:
+        # the flush of denormals is a thread's own (train() sets it for this one)
+        tr.learner_thread = ThreadPoolExecutor(1, thread_name_prefix="learner",
+                                               initializer=torch.set_flush_denormal, initargs=(True,))
+        tr.actor = PolicyNet(cfg.game, cfg.net).to(tr.device).eval()
+        tr.actor.trunk_dtype = tr.net.trunk_dtype
+    if tr.pending is None:
+        tr.pending = gather(tr, *workers.collect())
+    batch, tr.pending = tr.pending, None
+    frac = 1.0 - tr.global_step / cfg.total_steps if cfg.lr_schedule == "linear" else 1.0
+    for g in tr.opt.param_groups:
+        g["lr"] = cfg.learning_rate * max(frac, 0.0)
+    tr.actor.load_state_dict(tr.net.state_dict())  # the weights the learner starts from
+    switch = sys.getswitchinterval()
+    # Both threads need the GIL between torch's kernels; the players hold it through long stretches
+    # of Python, and by default give it up only every 5 ms, which starves the learner's small ops
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    learning = tr.learner_thread.submit(ppo_update, tr.net, tr.opt, batch, None, batch["adv"], batch["ret"], cfg,
+                                        tr.torch_gen)
+    try:
+        played = workers.collect(tr.actor)
+    finally:
+        upd = learning.result()  # the learner's thread is done before anything else touches the network
+        sys.setswitchinterval(switch)
+    t1 = time.perf_counter()
+    tr.pending = gather(tr, *played)
+    steps = cfg.rollout_steps * cfg.num_envs
+    tr.end_update(steps)
+    t2 = time.perf_counter()
+    return upd, batch["stats"], steps, (t0, t1, t2), len(batch["adv"])
 
 
 def exit_update(tr: Trainer, update_threads: int) -> tuple:

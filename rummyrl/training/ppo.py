@@ -17,21 +17,26 @@ from rummyrl.agents.network import PolicyNet, masked_entropy
 from .config import TrainConfig
 
 
-def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray, adv: np.ndarray,
+def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray | None, adv: np.ndarray,
                ret: np.ndarray, cfg: TrainConfig, gen: torch.Generator) -> dict:
     """``update_epochs`` passes over the transitions ``idx`` of the rollout ``ro`` (read by
-    key: the dict of ``Lanes.collect`` or the ``Rollout`` itself) with their advantages
-    and returns; returns the mean losses and statistics of the update."""
+    key: the dict of ``Lanes.collect`` or the ``Rollout`` itself; ``idx`` None: all its rows,
+    a batch already gathered) with their advantages and returns; returns the mean losses and
+    statistics of the update."""
     device = next(net.parameters()).device
-    obs = torch.from_numpy(ro["obs"][idx]).to(device)
-    prior = torch.from_numpy(ro["prior"][idx].astype(np.float32)).to(device)
-    mask = torch.from_numpy(ro["mask"][idx]).to(device)
-    act = torch.from_numpy(ro["action"][idx]).to(device)
-    old_logp = torch.from_numpy(ro["logp"][idx]).to(device)
+
+    def rows(key: str) -> np.ndarray:
+        return ro[key] if idx is None else ro[key][idx]
+
+    obs = torch.from_numpy(np.ascontiguousarray(rows("obs"))).to(device)
+    prior = torch.from_numpy(np.ascontiguousarray(rows("prior"), np.float32)).to(device)
+    mask = torch.from_numpy(np.ascontiguousarray(rows("mask"))).to(device)
+    act = torch.from_numpy(np.ascontiguousarray(rows("action"))).to(device)
+    old_logp = torch.from_numpy(np.ascontiguousarray(rows("logp"))).to(device)
     # advantages normalised once over the rollout (a minibatch may hold a single sample)
     adv_t = torch.from_numpy((adv - adv.mean()) / (adv.std() + 1e-8)).to(device)
     ret_t = torch.from_numpy(ret).to(device)
-    n = idx.size
+    n = len(adv)
     stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
     net.train()
     for _ in range(cfg.update_epochs):
@@ -39,14 +44,15 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray, 
         kls = []
         for start in range(0, n, cfg.minibatch_size):
             mb = perm[start:start + cfg.minibatch_size]
-            logits, value = net(obs[mb], prior[mb], mask[mb])
+            batch = (obs, prior, mask, act, old_logp, adv_t, ret_t)  # index_select: a few times faster than x[mb]
+            obs_b, prior_b, mask_b, act_b, old_b, a, ret_b = (x.index_select(0, mb) for x in batch)
+            logits, value = net(obs_b, prior_b, mask_b)
             logp_all = torch.log_softmax(logits, dim=1)
-            logp = logp_all.gather(1, act[mb, None]).squeeze(1)
-            ratio = torch.exp(logp - old_logp[mb])
-            a = adv_t[mb]
+            logp = logp_all.gather(1, act_b[:, None]).squeeze(1)
+            ratio = torch.exp(logp - old_b)
             pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-            v_loss = 0.5 * (value - ret_t[mb]).pow(2).mean()
-            ent = masked_entropy(logits, mask[mb]).mean()
+            v_loss = 0.5 * (value - ret_b).pow(2).mean()
+            ent = masked_entropy(logits, mask_b).mean()
             loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
             if not torch.isfinite(loss):
                 raise FloatingPointError(f"the PPO loss is not finite (policy {pg.item()}, value {v_loss.item()}, "
@@ -56,7 +62,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray, 
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
             opt.step()
             with torch.no_grad():
-                kl = ((ratio - 1) - (logp - old_logp[mb])).mean().item()
+                kl = ((ratio - 1) - (logp - old_b)).mean().item()
             kls.append(kl)
             for k, v in (("policy_loss", pg.item()), ("value_loss", v_loss.item()), ("entropy", ent.item()),
                          ("approx_kl", kl), ("clipfrac", ((ratio - 1).abs() > cfg.clip_coef).float().mean().item())):
@@ -66,5 +72,5 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray, 
     net.eval()
     out = {k: float(np.mean(v)) for k, v in stats.items()}
     var = float(np.var(ret))  # how much of the returns the rollout's values explained
-    out["explained_variance"] = float(1 - np.var(ret - ro["value"][idx]) / var) if var > 0 else 0.0
+    out["explained_variance"] = float(1 - np.var(ret - rows("value")) / var) if var > 0 else 0.0
     return out

@@ -15,7 +15,9 @@ when Ray workers play them. :meth:`Trainer.load_state_dict` puts it back into a 
 set-up trainer, so a resumed run makes the same draws as one never stopped. A checkpoint
 also loads as an agent (``game``, ``num_players``, ``net_config``, ``model``). Tensors are
 saved on the CPU whatever device trained them (and read back with ``map_location="cpu"``),
-so a checkpoint written by a GPU learner loads on any machine.
+so a checkpoint written by a GPU learner loads on any machine. An ``overlap`` run's
+``last.pt`` also holds the rollout played but not yet learned from (``pending``,
+compressed), so its resume is exact too.
 """
 
 from __future__ import annotations
@@ -30,10 +32,10 @@ import torch
 from rummyrl.agents.checkpoint import load_checkpoint, save_checkpoint
 from rummyrl.agents.network import NetConfig, PolicyNet
 
-from .config import ConfigError, TrainConfig, resolve_device
+from .config import ConfigError, TrainConfig, resolve_device, resolve_precision
 from .lanes import Lanes
 from .pool import OpponentPool, snapshot_agent
-from .state import rng_state, set_rng_state, to_cpu
+from .state import pack_arrays, rng_state, set_rng_state, to_cpu, unpack_arrays
 
 
 @dataclass
@@ -59,6 +61,15 @@ class Trainer:
     """The network the run started from, on the final report's deals (:func:`~.evaluation.start_eval`)."""
     interrupted: bool = False
     device: torch.device = None
+    precision: str = "fp32"
+    """What the trunk computes in (``cfg.precision`` resolved on ``device``)."""
+    pending: dict = None
+    """``overlap: true``: the rollout played but not yet learned from, gathered for the
+    learner (:func:`~.loop.overlap_update`): its arrays, ``adv``, ``ret`` and ``stats``."""
+    actor: PolicyNet = None
+    """``overlap: true``: the copy of the network that plays while the learner updates."""
+    learner_thread: object = None
+    """``overlap: true``: the thread the learner's minibatches run in, while :func:`~.loop.train` runs."""
     workers: object = None
     """Who plays the lanes (:mod:`.workers`), while :func:`~.loop.train` runs."""
     worker_states: dict = None
@@ -75,7 +86,8 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.torch_gen = torch.Generator().manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)
-        self.net = PolicyNet(cfg.game, cfg.net)
+        self.precision = resolve_precision(cfg.precision, self.device)
+        self.net = PolicyNet(cfg.game, cfg.net).set_precision(self.precision)
         if cfg.init and fresh:
             self.net.load_state_dict(init_weights(cfg))
         self.net = self.net.to(self.device).eval()
@@ -96,8 +108,9 @@ class Trainer:
             self.pool.add_snapshot(self.net)
         self.workers.broadcast(self.net, snapshot)  # Ray: the new weights into the object store, once
 
-    def state_dict(self) -> dict:
-        """What a checkpoint of the run holds (the module docstring)."""
+    def state_dict(self, resumable: bool = True) -> dict:
+        """What a checkpoint of the run holds (the module docstring); ``resumable`` (``last.pt``)
+        adds the rollout not yet learned from of an ``overlap`` run."""
         cfg = self.cfg
         data = {
             "game": cfg.game, "num_players": cfg.num_players,
@@ -105,7 +118,7 @@ class Trainer:
             "train_config": asdict(cfg),
             "optimizer": to_cpu(self.opt.state_dict()),
             "counters": {"global_step": self.global_step, "updates": self.updates, "elapsed": self.elapsed,
-                         "best_score": self.best_score},
+                         "best_score": self.best_score, "precision": self.precision},
             "last_eval": self.last_eval,
             **({"start_eval": self.start_eval} if self.start_eval else {}),
             "rng": {"numpy": rng_state(self.rng), "torch": self.torch_gen.get_state(),
@@ -114,6 +127,10 @@ class Trainer:
         }
         if self.lanes is not None:
             data["lanes"] = self.lanes.state_dict()
+        if resumable and self.pending is not None:
+            p = self.pending
+            data["pending"] = {"arrays": pack_arrays({k: v for k, v in p.items() if isinstance(v, np.ndarray)}),
+                               "stats": p["stats"]}
         if self.workers is not None and self.workers.remote:
             data["workers"] = self.workers.state()
         return data
@@ -121,7 +138,7 @@ class Trainer:
     def save(self, name: str) -> Path:
         """Write the run's checkpoint to ``name`` in its run folder."""
         path = self.run_dir / name
-        save_checkpoint(path, self.state_dict())
+        save_checkpoint(path, self.state_dict(resumable=name == "last.pt"))
         return path
 
     def load_state_dict(self, data: dict) -> None:
@@ -134,6 +151,8 @@ class Trainer:
         self.global_step, self.updates = int(c["global_step"]), int(c["updates"])
         self.elapsed, self.best_score = float(c["elapsed"]), float(c["best_score"])
         self.last_eval = dict(data.get("last_eval", {}))
+        pending = data.get("pending") if self.cfg.overlap else None
+        self.pending = None if pending is None else {**unpack_arrays(pending["arrays"]), "stats": pending["stats"]}
         self.start_eval = data.get("start_eval")
         set_rng_state(self.rng, data["rng"]["numpy"])
         self.torch_gen.set_state(data["rng"]["torch"])
@@ -141,6 +160,7 @@ class Trainer:
         self.pool.snapshots = []
         for i, snap in enumerate(data["pool"]):
             agent = snapshot_agent(self.net.game, self.net.cfg, snap["model"], i)
+            agent.net.trunk_dtype = self.net.trunk_dtype
             set_rng_state(agent.rng, snap["rng"])
             self.pool.snapshots.append(agent)
         self.pool.record = [[0, 0] for _ in self.pool.snapshots]  # the lanes' state holds the counts
