@@ -1,7 +1,7 @@
 """Decisions per second of the agents, batched: the baselines, the trained networks (with the
 expert's preference as input, and plain) and search; prints a markdown table.
 
-    python benchmarks/bench_agents.py [--batch 1024] [--repeat 3] [--game gin]
+    python benchmarks/bench_agents.py [--batch 1024] [--repeat 3] [--game gin] [--agent NAME=SPEC ...]
 
 Each agent decides for the same ``--batch`` positions (taken from expert-vs-expert games,
 every phase of a hand; in Rummy from 400 moves of each game, so that late rounds with a
@@ -59,7 +59,16 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--game", default="gin", choices=games.names())
     ap.add_argument("--json", type=Path, help="also write the table to this JSON file (for docs/results)")
+    ap.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
+                    help="one more row: the agent SPEC (a name or a checkpoint) as NAME (repeatable), e.g. an "
+                         "earlier network measured in the same run")
     args = ap.parse_args(argv)
+    extra = {}
+    for item in args.agent:
+        name, sep, spec = item.partition("=")
+        if not (sep and name and spec):
+            ap.error(f"--agent takes NAME=SPEC, got {item!r}")
+        extra[name] = spec
     from rummyrl.agents import load_agent
     from rummyrl.agents.checkpoint import pretrained_path
     from rummyrl.agents.network import NetConfig, PolicyNet
@@ -81,6 +90,7 @@ def main(argv=None) -> int:
     if "planner" in games.get(args.game).agents:  # the planner's race as the network's features
         planned = NetConfig(hidden=pre.hidden, layers=pre.layers, prior_scale=pre.prior_scale, features="expert_plan")
         agents["network (expert_plan)"] = NeuralAgent(PolicyNet(args.game, planned))
+    agents.update({name: load_agent(spec, game=args.game, seed=0) for name, spec in extra.items()})
     agents["search"] = load_agent("search", game=args.game, seed=0)
     for a in agents.values():  # compile and warm up
         a.act(obs[:16], masks[:16])

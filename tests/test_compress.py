@@ -80,6 +80,22 @@ def test_the_positions_depend_on_the_seed_only(tmp_path):
     np.testing.assert_allclose(p, 1.0, rtol=1e-4)
 
 
+def test_the_teacher_as_opponent_is_the_teacher_greedy_and_no_other_agent(tmp_path, monkeypatch):
+    path = learnable_teacher(tmp_path / "t.pt")
+    teacher = load_agent(str(path), game="gin")
+    own = positions(teacher, 2, {"teacher": 1.0}, 4, seed=5, options=SHORT, log=lambda s: None)
+    named = positions(teacher, 2, {str(path): 1.0}, 4, seed=5, options=SHORT, log=lambda s: None)
+    for k in own:  # the same games as against the same network loaded from its file
+        np.testing.assert_array_equal(own[k], named[k])
+    import rummyrl.training.compress as compress_module
+
+    def no_agents(spec, **kw):
+        raise AssertionError(f"loaded {spec}")
+    monkeypatch.setattr(compress_module, "load_agent", no_agents)  # 'teacher' loads nothing, no expert among it
+    again = positions(teacher, 2, {"teacher": 1.0}, 4, seed=5, options=SHORT, log=lambda s: None)
+    np.testing.assert_array_equal(again["obs"], own["obs"])
+
+
 @pytest.mark.parametrize("fields, words", [
     ({"games": 0}, "compress.games must be an integer >= 1"),
     ({"epochs": 1.5}, "compress.epochs must be an integer"),

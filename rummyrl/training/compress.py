@@ -50,6 +50,10 @@ from rummyrl.tournament import match_config, pairing_chunks, play_chunk
 from .offline import rows_path
 
 
+#: the opponent spec that names the teacher itself (its positions against its own greedy play)
+TEACHER = "teacher"
+
+
 @dataclass
 class CompressConfig:
     """What :func:`compress` makes and how (the fields of a recipe's ``compress`` stage)."""
@@ -59,7 +63,9 @@ class CompressConfig:
     teacher's (``{card_head: false}``, ``{trunk_features: false, hidden: 64}``)."""
     opponents: dict = field(default_factory=lambda: {"simple": 1.0, "expert": 1.0})
     """Agent spec -> weight: the teacher's opponents in the games that make the positions,
-    each playing that share of ``games`` (and of ``valid_games``)."""
+    each playing that share of ``games`` (and of ``valid_games``); ``teacher`` is the teacher
+    itself, greedy (a network that learned without the expert keeps it out of its student's
+    positions too)."""
     games: int = 2000
     """Games (to the target) whose teacher decisions are the training positions."""
     valid_games: int = 200
@@ -182,7 +188,8 @@ def positions(teacher: NeuralAgent, num_players: int, opponents: dict, games_tot
     parts = []
     for i, (spec, weight) in enumerate(opponents.items()):
         n = max(1, round(games_total * weight / total))
-        opponent = load_agent(str(spec), game=game, seed=seed)
+        opponent = (NeuralAgent(teacher.net, name="teacher") if spec == TEACHER
+                    else load_agent(str(spec), game=game, seed=seed))
         t0 = time.perf_counter()
         deals = int(np.random.default_rng([seed, split, i]).integers(2**31))
         for chunk in pairing_chunks(config, n, seed=deals):
