@@ -414,7 +414,8 @@ TINY_EXIT = ["name=tiny_exit", "num_envs=12", "rollout_steps=12", "total_steps=4
              "time_limit_minutes=0"]
 TRAINER_CASES = {
     "trainer_gin": ("configs/gin_rummy.yaml", TINY),
-    "trainer_gin_plain": ("configs/gin_rummy_plain.yaml", TINY),
+    # float32: the pinned arithmetic must not depend on whether this CPU has bf16 (precision: auto)
+    "trainer_gin_plain": ("configs/gin_rummy_plain.yaml", TINY + ["precision=fp32"]),
     "trainer_rummy": ("configs/rummy.yaml", TINY + ["net.hidden=4"]),
     "trainer_gin_exit": ("configs/gin_rummy_exit.yaml", TINY_EXIT),
     "trainer_rummy_exit": ("docs/research/configs/rummy_exit.yaml",
