@@ -203,14 +203,15 @@ class TrainConfig:
     ``torch.cuda.is_available()``, else ``cpu``). Ray workers always infer on CPU, and
     checkpoints hold CPU tensors whatever the device, so they load anywhere."""
     precision: str = "fp32"
-    """What the network's trunk computes its matrix products in, in the PPO updates and the
-    rollouts' inference: ``fp32``; ``bf16`` (autocast: bfloat16 products summed in float32,
-    the weights, logits and value in float32; several times as fast on a CPU with AMX or
+    """What the network's trunk computes its matrix products in during the PPO updates (the
+    learner's minibatches): ``fp32``; ``bf16`` (autocast: bfloat16 products summed in
+    float32, the weights, logits and value in float32; twice as fast on a CPU with AMX or
     AVX-512 BF16, and refused where the device has neither, since it would be emulated and
     slower); or ``auto`` (``bf16`` where the device has it, else ``fp32``: which one ran is
-    printed, and kept in checkpoints as ``counters.precision``). A run in bf16 is
-    reproducible on the same machine; its numbers differ from an fp32 run's in the last
-    bits, as another machine's may. Networks always load and play in float32."""
+    printed, and kept in checkpoints as ``counters.precision``). Playing (the rollouts, the
+    pool, evaluations) stays float32: its small batches of changing size gain nothing from
+    bf16 and pay for its casts. A run in bf16 is reproducible on the same machine; its
+    numbers differ from an fp32 run's in the last bits, as another machine's may."""
     overlap: bool = False
     """Play the next rollout while the learner updates on the last one, each on its own
     core (``workers=0`` and ``algo: ppo`` only): the learner's minibatches run in a thread

@@ -176,7 +176,7 @@ def run_update(tr: Trainer, update_threads: int) -> tuple:
     t1 = time.perf_counter()
     torch.set_num_threads(update_threads)
     idx, adv, ret = gae(rollout, cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
-    upd = ppo_update(tr.net, tr.opt, rollout, idx, adv, ret, cfg, tr.torch_gen)
+    upd = ppo_update(tr.net, tr.opt, rollout, idx, adv, ret, cfg, tr.torch_gen, tr.precision)
     tr.end_update(steps)
     t2 = time.perf_counter()
     return upd, stats, steps, (t0, t1, t2), idx.size
@@ -215,7 +215,6 @@ def overlap_update(tr: Trainer, update_threads: int) -> tuple:
         tr.learner_thread = ThreadPoolExecutor(1, thread_name_prefix="learner",
                                                initializer=torch.set_flush_denormal, initargs=(True,))
         tr.actor = PolicyNet(cfg.game, cfg.net).to(tr.device).eval()
-        tr.actor.trunk_dtype = tr.net.trunk_dtype
     if tr.pending is None:
         tr.pending = gather(tr, *workers.collect())
     batch, tr.pending = tr.pending, None
@@ -228,7 +227,7 @@ def overlap_update(tr: Trainer, update_threads: int) -> tuple:
     # of Python, and by default give it up only every 5 ms, which starves the learner's small ops
     sys.setswitchinterval(SWITCH_INTERVAL)
     learning = tr.learner_thread.submit(ppo_update, tr.net, tr.opt, batch, None, batch["adv"], batch["ret"], cfg,
-                                        tr.torch_gen)
+                                        tr.torch_gen, tr.precision)
     try:
         played = workers.collect(tr.actor)
     finally:

@@ -71,10 +71,8 @@ class OpponentPool:
 
     def add_snapshot(self, net: PolicyNet) -> None:
         """A copy of ``net`` joins the pool, sampling with a seed drawn from the pool's generator."""
-        agent = snapshot_agent(net.game, net.cfg, net.state_dict(), len(self.snapshots),
-                               seed=int(self.rng.integers(2**31)))
-        agent.net.trunk_dtype = net.trunk_dtype  # the learner's precision (cfg.precision)
-        self.snapshots.append(agent)
+        self.snapshots.append(snapshot_agent(net.game, net.cfg, net.state_dict(), len(self.snapshots),
+                                             seed=int(self.rng.integers(2**31))))
         self.record.append([0, 0])
         if len(self.snapshots) > self.cfg.pool_size:
             self.snapshots.pop(0)

@@ -18,11 +18,12 @@ from .config import TrainConfig
 
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray | None, adv: np.ndarray,
-               ret: np.ndarray, cfg: TrainConfig, gen: torch.Generator) -> dict:
+               ret: np.ndarray, cfg: TrainConfig, gen: torch.Generator, precision: str = "fp32") -> dict:
     """``update_epochs`` passes over the transitions ``idx`` of the rollout ``ro`` (read by
     key: the dict of ``Lanes.collect`` or the ``Rollout`` itself; ``idx`` None: all its rows,
     a batch already gathered) with their advantages and returns; returns the mean losses and
-    statistics of the update."""
+    statistics of the update. The trunk computes in ``precision`` for the update only (the
+    players' small batches of changing size gain nothing from bf16 and pay for its casts)."""
     device = next(net.parameters()).device
 
     def rows(key: str) -> np.ndarray:
@@ -36,9 +37,20 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray |
     # advantages normalised once over the rollout (a minibatch may hold a single sample)
     adv_t = torch.from_numpy((adv - adv.mean()) / (adv.std() + 1e-8)).to(device)
     ret_t = torch.from_numpy(ret).to(device)
-    n = len(adv)
-    stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
     net.train()
+    net.set_precision(precision)
+    try:
+        return _epochs(net, opt, obs, prior, mask, act, old_logp, adv_t, ret_t, cfg, gen, ret, rows)
+    finally:
+        net.set_precision("fp32")
+        net.eval()
+
+
+def _epochs(net, opt, obs, prior, mask, act, old_logp, adv_t, ret_t, cfg, gen, ret, rows) -> dict:
+    """The passes of :func:`ppo_update` over its tensors; its statistics."""
+    device = obs.device
+    n = len(ret)
+    stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
     for _ in range(cfg.update_epochs):
         perm = torch.randperm(n, generator=gen).to(device)  # drawn on the CPU whatever the device
         kls = []
@@ -69,7 +81,6 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray |
                 stats[k].append(v)
         if cfg.target_kl and np.mean(kls) > cfg.target_kl:
             break
-    net.eval()
     out = {k: float(np.mean(v)) for k, v in stats.items()}
     var = float(np.var(ret))  # how much of the returns the rollout's values explained
     out["explained_variance"] = float(1 - np.var(ret - rows("value")) / var) if var > 0 else 0.0

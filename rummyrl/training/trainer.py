@@ -87,7 +87,7 @@ class Trainer:
         self.torch_gen = torch.Generator().manual_seed(cfg.seed)
         self.device = resolve_device(cfg.device)
         self.precision = resolve_precision(cfg.precision, self.device)
-        self.net = PolicyNet(cfg.game, cfg.net).set_precision(self.precision)
+        self.net = PolicyNet(cfg.game, cfg.net)  # float32; the PPO updates compute in self.precision
         if cfg.init and fresh:
             self.net.load_state_dict(init_weights(cfg))
         self.net = self.net.to(self.device).eval()
@@ -160,7 +160,6 @@ class Trainer:
         self.pool.snapshots = []
         for i, snap in enumerate(data["pool"]):
             agent = snapshot_agent(self.net.game, self.net.cfg, snap["model"], i)
-            agent.net.trunk_dtype = self.net.trunk_dtype
             set_rng_state(agent.rng, snap["rng"])
             self.pool.snapshots.append(agent)
         self.pool.record = [[0, 0] for _ in self.pool.snapshots]  # the lanes' state holds the counts

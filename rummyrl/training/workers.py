@@ -63,7 +63,7 @@ import torch
 from rummyrl.agents.network import PolicyNet
 from rummyrl.distributed import RaySession, local_cpus
 
-from .config import TrainConfig, resolve_precision
+from .config import TrainConfig
 from .exit import concat_records
 from .lanes import Lanes
 from .rollout import FIELDS
@@ -187,7 +187,7 @@ class RolloutWorker:
         seed = worker_seed(self.base_cfg.seed, self.index, generation)
         cfg = dataclasses.replace(self.base_cfg, num_envs=self.num_envs, seed=seed, workers=0, device="cpu")
         self.generation = generation
-        self.net = PolicyNet(cfg.game, cfg.net).set_precision(resolve_precision(cfg.precision, "cpu")).eval()
+        self.net = PolicyNet(cfg.game, cfg.net).eval()
         self.lanes = Lanes(cfg, np.random.default_rng(seed))
         for w in snapshots or ():
             self._add_snapshot(w)
