@@ -48,6 +48,40 @@ def test_pretrained_plays_legal_moves(game):
         engine.step(st, a, inplace=True, active=live)
 
 
+def _random_positions(game: str, n: int, seed: int):
+    engine = gin if game == "gin" else rummy
+    rng = np.random.default_rng(seed)
+    st = engine.init(n, seed=seed)
+    obs, masks = [], []
+    for _ in range(40):
+        live = np.flatnonzero(~st.game_over)
+        obs.append(engine.observe(st)[live])
+        masks.append(st.mask[live].copy())
+        a = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in st.mask])
+        engine.step(st, a, inplace=True, active=~st.game_over)
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+@pytest.mark.parametrize("game, spec, net", [
+    ("gin", "pretrained", None), ("gin", "pretrained-plain", None), ("rummy", "pretrained", None),
+    # untrained: the head is zero, so actions tie on their features and the first must win
+    ("rummy", None, NetConfig(hidden=8, layers=1, prior_scale=0.0, features="engine", trunk_features=False)),
+    ("rummy", None, NetConfig(hidden=8, layers=1, prior_scale=1.0, features="expert", trunk_features=False)),
+    ("gin", None, NetConfig(hidden=8, layers=1, card_head=True, card_channels=4, prior_scale=1.0)),
+])
+def test_a_greedy_network_plays_the_argmax_of_its_logits(game, spec, net):
+    """PolicyNet.greedy (the legal actions only, or the whole head where that is cheaper) picks
+    what argmax over forward's logits picks, ties to the first, on positions of every phase."""
+    agent = load_agent(spec, game=game) if spec else NeuralAgent(PolicyNet(game, net))
+    obs, masks = _random_positions(game, 128, seed=5)
+    obs, masks = agent.check_batch(obs, masks)
+    prior = agent.features(obs, masks)
+    want = agent.logits(obs, masks, prior).argmax(1)
+    got = agent.act_with_prior(obs, masks, prior)
+    assert len(obs) > 1000 and np.array_equal(got, want)
+    assert masks[np.arange(len(got)), got].all()
+
+
 def test_evaluate_py_takes_pretrained():
     out = subprocess.run([sys.executable, "evaluate.py", "pretrained", "random", "--games", "20", "--quiet",
                           "--seed", "3", "--unit", "hand", "--out", "/tmp/rummyrl_pretrained_eval"],
