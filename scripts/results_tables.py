@@ -530,6 +530,14 @@ READ = "planner:swap_margin=24,fit_outs=1,hold_outs=2,w_danger_close=30,close_ca
 
 TABLES: dict[str, Table] = {}
 
+#: the shipped networks (the compressed students of docs/research/pretrained.md, "Fast networks")
+#: on the deals of seed 20011, and Rummy's against three experts on two more seeds
+_SHIP_GIN = {o: pairing("compress/gin_eval.json", "gin_h192/student", o) for o in ("simple", "expert")}
+_SHIP_PLAIN = {o: pairing("compress/plain_eval.json", "plain_h192/student", o) for o in ("simple", "expert")}
+_SHIP_RUMMY = {o: pairing("compress/rummy_eval.json", "compress/student", o) for o in ("simple", "expert")}
+_SHIP_RUMMY_EXPERT = pool(_SHIP_RUMMY["expert"], pairing("compress/rummy_seed777.json", "pretrained", "expert"),
+                          pairing("compress/rummy_seed3131.json", "pretrained", "expert"))
+
 
 def table(name: str, spec: Table) -> None:
     if name in TABLES:
@@ -541,22 +549,14 @@ def table(name: str, spec: Table) -> None:
 table("bars", Table(
     ["game", "bar", "against", "the shipped network", "deals", "games", "games won"],
     [
-        ["Gin Rummy", "58%", "expert", "`gin.pt`", "seed 20011",
-         GAMES(pairing("gin_exit_simple/ppo_simple/best_seed20011.json", "gin_ppo_simple/best", "expert")),
-         BOLD(WR(pairing("gin_exit_simple/ppo_simple/best_seed20011.json", "gin_ppo_simple/best", "expert")))],
-        ["Gin Rummy", "78%", "simple", "`gin.pt`", "seed 20011",
-         GAMES(pairing("gin_exit_simple/ppo_simple/best_seed20011.json", "gin_ppo_simple/best", "simple")),
-         BOLD(WR(pairing("gin_exit_simple/ppo_simple/best_seed20011.json", "gin_ppo_simple/best", "simple")))],
-        ["Rummy, 4 players", "40%", "three simple", "`rummy.pt`", "seed 20011",
-         GAMES(pairing("rummy_plan/table_read/final_20011_results.json", "rummy_read/final", "simple")),
-         BOLD(WR(pairing("rummy_plan/table_read/final_20011_results.json", "rummy_read/final", "simple")))],
+        ["Gin Rummy", "58%", "expert", "`gin.pt`", "seed 20011", GAMES(_SHIP_GIN["expert"]),
+         BOLD(WR(_SHIP_GIN["expert"]))],
+        ["Gin Rummy", "78%", "simple", "`gin.pt`", "seed 20011", GAMES(_SHIP_GIN["simple"]),
+         BOLD(WR(_SHIP_GIN["simple"]))],
+        ["Rummy, 4 players", "40%", "three simple", "`rummy.pt`", "seed 20011", GAMES(_SHIP_RUMMY["simple"]),
+         BOLD(WR(_SHIP_RUMMY["simple"]))],
         ["Rummy, 4 players", "30%", "three experts", "`rummy.pt`", "seeds 20011, 777, 3131",
-         GAMES(pool(pairing("rummy_plan/table_read/final_20011_results.json", "rummy_read/final", "expert"),
-                    entry("rummy_plan/table_read/final_more_seeds.json", seed=777),
-                    entry("rummy_plan/table_read/final_more_seeds.json", seed=3131))),
-         BOLD(WR(pool(pairing("rummy_plan/table_read/final_20011_results.json", "rummy_read/final", "expert"),
-                      entry("rummy_plan/table_read/final_more_seeds.json", seed=777),
-                      entry("rummy_plan/table_read/final_more_seeds.json", seed=3131))))],
+         GAMES(_SHIP_RUMMY_EXPERT), BOLD(WR(_SHIP_RUMMY_EXPERT))],
     ], align="lllllrl",
     about="The research bars and the shipped networks against them."))
 
@@ -1238,7 +1238,7 @@ _tr_read = [pairing(_TR + "rule_20011_results.json", READ, "expert"), entry(_TV,
 _tr_net = [pairing(_TR + "final_20011_results.json", "rummy_read/final", "expert"),
            entry(_TR + "final_more_seeds.json", seed=777), entry(_TR + "final_more_seeds.json", seed=3131)]
 table("rummy_table_read_validation", Table(
-    ["deals", "games", "`planner:swap_margin=24`", "with the three options (the rule)", "the network (`rummy.pt`)"],
+    ["deals", "games", "`planner:swap_margin=24`", "with the three options (the rule)", "the network trained (teacher of `rummy.pt`)"],
     [[label, GAMES(a), WR(a), WR(b), WR(c)] for label, a, b, c in zip(
         ["`evaluate.py --seed 20011`", "seed 777", "seed 3131"], _tr_rule24, _tr_read, _tr_net)]
     + [["all three", GAMES(pool(*_tr_rule24)), WR(pool(*_tr_rule24)), BOLD(WR(pool(*_tr_read))),
@@ -1250,7 +1250,7 @@ table("rummy_table_read_simple", Table(
     [["`planner:swap_margin=24`", GAMES(pairing(_M24U, RULE24, "simple")), WR(pairing(_M24U, RULE24, "simple"))],
      ["the rule with the three options", GAMES(pairing(_TR + "rule_20011_results.json", READ, "simple")),
       WR(pairing(_TR + "rule_20011_results.json", READ, "simple"))],
-     ["the network (`rummy.pt`)", GAMES(pairing(_TR + "final_20011_results.json", "rummy_read/final", "simple")),
+     ["the network trained (teacher of `rummy.pt`)", GAMES(pairing(_TR + "final_20011_results.json", "rummy_read/final", "simple")),
       BOLD(WR(pairing(_TR + "final_20011_results.json", "rummy_read/final", "simple")))]],
     align="lrl"))
 
@@ -1302,7 +1302,7 @@ def _merge_curves(ctx, runs):
 table("plain_gin_final", Table(
     ["network", "against", "games", "games won", "points / hand"],
     [[label, o, GAMES(pairing(path, a, o)), WR(pairing(path, a, o)), PTS(pairing(path, a, o))]
-     for label, path, a in (("with a curriculum, best checkpoint (`pretrained-plain`)",
+     for label, path, a in (("with a curriculum, best checkpoint (distilled into `pretrained-plain`)",
                              _PL + "gin_curriculum/results.json", "policy"),
                             ("pure self-play, best checkpoint", _PL + "gin_selfplay/results.json", "selfplay/best"))
      for o in ("simple", "expert")],
@@ -1341,8 +1341,8 @@ _TRAIN_COLUMNS = {1: "env steps / s", 3: "s / update: inference", 4: "s / update
                   5: "s / update: rest of the rollout", 6: "s / update: GAE", 7: "s / update: the learner's minibatches"}
 
 
-def _speedup_rows(ctx):
-    data = ctx.load(_PL + "bench_train_compare.json")
+def _speedup_rows(ctx, name: str = "bench_train_compare.json"):
+    data = ctx.load(_PL + name)
     rows = []
     for r in data["rows"]:
         if r["column"] not in _TRAIN_COLUMNS:
@@ -1358,6 +1358,49 @@ table("plain_speed", DynTable(_speedup_rows,
            "config and this one, alternating, 3 rounds; each number is the largest of its rounds (compare.py keeps the "
            "largest: the best rate, but for the seconds the slowest round)."))
 
+table("plain_speed_overlap", DynTable(
+    lambda ctx: _speedup_rows(ctx, "bench_train_compare_overlap.json"),
+    note="benchmarks/compare.py running benchmarks/bench_train.py (10 updates after 3) on the issue's starting commit "
+         "(before) and this one (after: overlap and bf16), alternating, 3 rounds, each number the largest of its "
+         "rounds. With overlap the learner's seconds run beside the rollout's, so the parts add up to more than an "
+         "update, and the rest of the rollout includes the wait for the learner."))
+
+table("plain_speed_overlap_pool", DynTable(
+    lambda ctx: _speedup_rows(ctx, "bench_train_compare_overlap_pool.json"),
+    note="The same, with snapshot_every=1 and 7 updates of warm-up (so the pool holds its six snapshots, as in "
+         "most of a real run) then 6 measured updates."))
+
+def _at(path: str, point, key: str) -> Cell:
+    """A curve point's or a budget's minutes (rounded) or env steps (millions), from its JSON."""
+    fmt = (lambda x: fmt_minutes(round(x))) if key == "minutes" else (lambda x: f"{x / 1e6:.0f}M")
+    return VALUE(path, lambda d: point(d)[key], fmt)
+
+
+table("plain_fast_final", Table(
+    ["network", "minutes", "env steps", "against simple", "against expert"],
+    [["overlap, bf16: best checkpoint (its last)", _at(_PL + "gin_fast_curve.json", lambda d: d["points"][-1], "minutes"),
+      _at(_PL + "gin_fast_curve.json", lambda d: d["points"][-1], "step"),
+      WR(pairing(_PL + "gin_fast/results.json", "policy", "simple")),
+      WR(pairing(_PL + "gin_fast/results.json", "policy", "expert"))],
+     ["in turn, float32: its checkpoint at the same env steps",
+      _at(_PL + "gin_budgets.json", lambda d: d["budgets"][1], "minutes"),
+      _at(_PL + "gin_budgets.json", lambda d: d["budgets"][1], "step"),
+      WR(pairing(_PL + "gin_budgets/31min/results.json", "31min/net", "simple")),
+      WR(pairing(_PL + "gin_budgets/31min/results.json", "31min/net", "expert"))],
+     ["in turn, float32: its checkpoint at about the same minutes",
+      _at(_PL + "gin_budgets.json", lambda d: d["budgets"][0], "minutes"),
+      _at(_PL + "gin_budgets.json", lambda d: d["budgets"][0], "step"),
+      WR(pairing(_PL + "gin_budgets/16min/results.json", "16min/net", "simple")),
+      WR(pairing(_PL + "gin_budgets/16min/results.json", "16min/net", "expert"))]],
+    align="lrrll", note="2,000 duplicate games to 100 on fresh deals (seed 20011) each."))
+
+table("plain_fast_curve", DynTable(
+    lambda ctx: _merge_curves(ctx, [("in turn, float32 (the shipped network's run)", _PL + "gin_curriculum_curve.json"),
+                                    ("overlap, bf16", _PL + "gin_fast_curve.json")]),
+    note="configs/gin_rummy_plain.yaml as shipped (overlap and bf16) beside the run that made pretrained-plain "
+         "(the same config played and learned in turn in float32). Each point: the greedy network on the same fixed "
+         "evaluation deals, games to 100; compare rows at equal env steps, not only at equal minutes."))
+
 
 # --- the web app (docs/web.md) ------------------------------------------------------------
 _WHAT = {"read": "GET the game's state", "move": "POST a move (and the agent's reply)", "hint": "GET a hint"}
@@ -1369,17 +1412,19 @@ table("bench_web", DynTable(
 
 
 # --- pretrained -------------------------------------------------------------------------
-_RT_EXPERT = pool(*_tr_net)
 table("pretrained", Table(
     ["network", "against", "deals", "games", "games won [95% CI]"],
     [
-        ["`gin.pt`", "expert", "seed 20011", GAMES(_ps_expert[0]), WR(_ps_expert[0])],
-        ["", "simple", "seed 20011", GAMES(_ps_simple[0]), WR(_ps_simple[0])],
-        ["`rummy.pt`", "three simple", "seed 20011", GAMES(pairing(_TR + "final_20011_results.json", "rummy_read/final", "simple")),
-         WR(pairing(_TR + "final_20011_results.json", "rummy_read/final", "simple"))],
-        ["", "three expert", "seed 20011", GAMES(_tr_net[0]), WR(_tr_net[0])],
-        ["", "three expert", "seeds 20011, 777, 3131", GAMES(_RT_EXPERT), WR(_RT_EXPERT)],
-    ], align="lllrl"))
+        ["`gin.pt`", "expert", "seed 20011", GAMES(_SHIP_GIN["expert"]), WR(_SHIP_GIN["expert"])],
+        ["", "simple", "seed 20011", GAMES(_SHIP_GIN["simple"]), WR(_SHIP_GIN["simple"])],
+        ["`gin-plain.pt`", "expert", "seed 20011", GAMES(_SHIP_PLAIN["expert"]), WR(_SHIP_PLAIN["expert"])],
+        ["", "simple", "seed 20011", GAMES(_SHIP_PLAIN["simple"]), WR(_SHIP_PLAIN["simple"])],
+        ["`rummy.pt`", "three simple", "seed 20011", GAMES(_SHIP_RUMMY["simple"]), WR(_SHIP_RUMMY["simple"])],
+        ["", "three expert", "seed 20011", GAMES(_SHIP_RUMMY["expert"]), WR(_SHIP_RUMMY["expert"])],
+        ["", "three expert", "seeds 20011, 777, 3131", GAMES(_SHIP_RUMMY_EXPERT), WR(_SHIP_RUMMY_EXPERT)],
+    ], align="lllrl",
+    note="The networks as shipped: each distilled from the network its research run trained (\"Fast networks\" in "
+         "docs/research/pretrained.md has both, side by side)."))
 
 table("pretrained_history_gin", Table(
     ["`gin.pt`, as shipped", "how it was made", "against expert", "against simple"],
@@ -1393,8 +1438,10 @@ table("pretrained_history_gin", Table(
         ["third", "the offline fit of search against simple, then 17 minutes of PPO with the default pool",
          PCT(pairing(_P + "best_seed20011.json", "gin_ppo_fit70/best", "expert")),
          PCT(pairing(_P + "best_seed20011.json", "gin_ppo_fit70/best", "simple"))],
-        ["now", "the same fit, then 30 minutes of PPO with simple in 60% of the games",
-         BOLD(PCT(_ps_expert[0])), BOLD(PCT(_ps_simple[0]))],
+        ["fourth", "the same fit, then 30 minutes of PPO with simple in 60% of the games",
+         PCT(_ps_expert[0]), PCT(_ps_simple[0])],
+        ["now", "the fourth, distilled into a network without the card head (\"Fast networks\" in Pretrained agents)",
+         BOLD(PCT(_SHIP_GIN["expert"])), BOLD(PCT(_SHIP_GIN["simple"]))],
         ["(the rule)", f"`{RACE}`, same deals", PCT(pairing(_RR, RACE, "expert")), PCT(pairing(_RR, RACE, "simple"))],
     ], note="All on the 2,000 duplicate games to 100 of seed 20011."))
 
@@ -1409,12 +1456,78 @@ table("pretrained_history_rummy", Table(
          PCT(pairing("rummy_plan/ppo_baselines/best_results.json", "policy", "expert"))],
         ["third", "25 minutes of PPO on the race's features with `swap_margin=24`",
          PCT(pairing(_M24F, "rummy_m24/final", "simple")), PCT(pairing(_M24F, "rummy_m24/final", "expert"))],
-        ["now", "25 minutes of PPO with the table-reading options as well",
-         BOLD(PCT(pairing(_TR + "final_20011_results.json", "rummy_read/final", "simple"))),
-         BOLD(PCT(_tr_net[0]))],
+        ["fourth", "25 minutes of PPO with the table-reading options as well",
+         PCT(pairing(_TR + "final_20011_results.json", "rummy_read/final", "simple")), PCT(_tr_net[0])],
+        ["now", "the fourth, distilled into a trunk of 16 that reads the observation alone "
+                "(\"Fast networks\" in Pretrained agents)",
+         BOLD(PCT(_SHIP_RUMMY["simple"])), BOLD(PCT(_SHIP_RUMMY["expert"]))],
         ["(the rule)", f"`{READ}`, same deals", PCT(pairing(_TR + "rule_20011_results.json", READ, "simple")),
          PCT(pairing(_TR + "rule_20011_results.json", READ, "expert"))],
     ], note="All on 2,000 four-player games to 200 of seed 20011."))
+
+
+# --- agents' speed (docs/research/benchmarks.md) ---------------------------------------------
+def _bench_agents_rows(game: str):
+    def fn(ctx):
+        d = ctx.load(f"bench_agents/{game}.json")
+        return (["agent", "decisions / s"], "lr",
+                [[f"`{name}`", fmt_int(round(rate))] for name, rate in d["decisions_per_second"].items()])
+    return fn
+
+
+for _g in ("gin", "rummy"):
+    table(f"bench_agents_{_g}", DynTable(
+        _bench_agents_rows(_g),
+        note="benchmarks/bench_agents.py --json: batches of 1,024 positions (search: 64), the best of 3 rounds that "
+             "alternate between the agents, torch on one thread. `pretrained` and `pretrained-plain` are the shipped "
+             "networks, a row `... before compression` the network it was distilled from, `network (...)` an "
+             "untrained network of that kind and width."))
+
+
+# --- compression: the shipped networks distilled into fast ones (docs/research/pretrained.md) --
+_CO = "compress/"
+#: per shipped network: its file, its game, the opponents' words, the teacher's evaluation
+#: (file, label), the student's (file, label), the compression's metrics file
+COMPRESSED = [
+    ("gin.pt", "gin", ("simple", "expert"), (_PS + "best_seed20011.json", "gin_ppo_simple/best"),
+     (_CO + "gin_eval.json", "gin_h192/student"), _CO + "gin_fit.json"),
+    ("gin-plain.pt", "gin", ("simple", "expert"), (_PL + "gin_curriculum/results.json", "policy"),
+     (_CO + "plain_eval.json", "plain_h192/student"), _CO + "plain_fit.json"),
+    ("rummy.pt", "rummy", ("three simple", "three expert"), (_TR + "final_20011_results.json", "rummy_read/final"),
+     (_CO + "rummy_eval.json", "compress/student"), _CO + "rummy_fit.json"),
+]
+
+
+def _kept(ctx, fit: str) -> dict:
+    """The epoch a compression kept (the first of the highest held-out agreement)."""
+    return max(ctx.load(fit)["rows"], key=lambda r: r["valid_agreement"])
+
+
+def _compressed_rows(ctx):
+    rows = []
+    for name, game, against, (t_path, t_label), (s_path, s_label), fit in COMPRESSED:
+        net = ctx.load(fit)["config"]["net"]
+        arch = ", ".join(f"{k}: {str(v).lower()}" for k, v in net.items())
+        kept, start = _kept(ctx, fit), ctx.load(fit)["rows"][0]
+        for who, path, label, speed, agree in (
+                ("the network it was (the teacher)", t_path, t_label, f"{name} before compression", ""),
+                (f"the student (`{arch}`), shipped", s_path, s_label,
+                 "pretrained-plain" if name == "gin-plain.pt" else "pretrained",
+                 f"{fmt_pct(kept['valid_agreement'])} (untrained: {fmt_pct(start['valid_agreement'])})")):
+            opp = [o.split()[-1] for o in against]
+            rows.append([f"`{name}`: {who}", _speed(game, speed)]
+                        + [WR(pairing(path, label, o)) for o in opp] + [agree])
+    return (["network", "decisions / s", "against simple (Rummy: three)", "against expert (Rummy: three)",
+             "its move is the teacher's (held-out positions)"], "lrllr", rows)
+
+
+table("compressed", DynTable(
+    _compressed_rows,
+    note="Win rates: 2,000 duplicate games to the target on the deals of seed 20011 (Gin to 100, Rummy four players "
+         "to 200), teacher and student on the same deals. Decisions per second: benchmarks/bench_agents.py, batches "
+         "of 1,024, one torch thread, teacher and student in the same run (the teachers as `--agent` rows). "
+         "Agreement: the share of the held-out games' positions where the student's greedy move is the teacher's "
+         "(the epoch kept; untrained, the student plays the argmax of its features)."))
 
 
 # =======================================================================================
@@ -1438,12 +1551,10 @@ table("glance", Table(
         ["Gin Rummy", "`search`", WR(pairing("search_simple/results.json", "search", "simple")),
          WR(pairing("search_expert/results.json", "search", "expert")), _speed("gin", "search"),
          f"[search]({_SEARCH})"],
-        ["Gin Rummy", "`pretrained`", WR(_ps_simple[0]), WR(_ps_expert[0]), _speed("gin", "pretrained"),
+        ["Gin Rummy", "`pretrained`", WR(_SHIP_GIN["simple"]), WR(_SHIP_GIN["expert"]), _speed("gin", "pretrained"),
          f"[model card]({_CARDS}gin.md)"],
         ["Gin Rummy", "`pretrained-plain`",
-         WR(pairing("plain/gin_curriculum/results.json", "policy", "simple")),
-         WR(pairing("plain/gin_curriculum/results.json", "policy", "expert")),
-         _speed("gin", "pretrained-plain"), f"[model card]({_CARDS}gin-plain.md)"],
+         WR(_SHIP_PLAIN["simple"]), WR(_SHIP_PLAIN["expert"]), _speed("gin", "pretrained-plain"), f"[model card]({_CARDS}gin-plain.md)"],
         ["Rummy, 4 players", "`expert`", WR(pairing("rummy_expert_simple/results.json", "expert", "simple")), "",
          _speed("rummy", "expert"), f"[baselines]({_BASE})"],
         ["Rummy, 4 players", "`planner`", WR(pairing("rummy_plan/planner_4000/results.json", "planner", "simple")),
@@ -1451,8 +1562,7 @@ table("glance", Table(
         ["Rummy, 4 players", "`search`", "", WR(pool(*_RUMMY_SEARCH_GAMES)), _speed("rummy", "search"),
          f"[search]({_SEARCH})"],
         ["Rummy, 4 players", "`pretrained`",
-         WR(pairing(_TR + "final_20011_results.json", "rummy_read/final", "simple")), WR(_RT_EXPERT),
-         _speed("rummy", "pretrained"), f"[model card]({_CARDS}rummy.md)"],
+         WR(_SHIP_RUMMY["simple"]), WR(_SHIP_RUMMY_EXPERT), _speed("rummy", "pretrained"), f"[model card]({_CARDS}rummy.md)"],
     ], align="llllrl",
     note="Gin: the agent against one opponent; Rummy: against three copies of it (chance 25%). "
          "An empty cell was not measured."))
