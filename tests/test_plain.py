@@ -165,19 +165,22 @@ def test_pretrained_plain_loads_wherever_pretrained_does(tmp_path):
 
 
 def test_the_plain_recipe_makes_a_plain_network_in_one_command(tmp_path):
-    """configs/recipes/gin_plain.yaml, tiny: the training stage, its evaluation and the export;
-    the exported network has no expert in it and plays."""
+    """configs/recipes/gin_plain.yaml, tiny: the training stage, its evaluation, the compression
+    (against simple and the teacher itself), the student's evaluation and the export; the
+    exported network has no expert in it and plays."""
     from rummyrl.training import load_recipe, run_recipe
     from rummyrl.agents.checkpoint import load_checkpoint
     run = tmp_path / "gin_plain"
-    tiny = [f"ppo.{o}" for o in TINY + ["eval.games=4", "net.layers=1"]] + ["eval.games=4", "eval.options.max_hands=3"]
+    tiny = ([f"ppo.{o}" for o in TINY + ["eval.games=4", "net.layers=1"]] + ["eval.games=4", "eval.options.max_hands=3"]
+            + ["compress.games=4", "compress.valid_games=2", "compress.epochs=1", "compress.net.hidden=8",
+               "compress.options.max_hands=2", "compress_eval.games=4", "compress_eval.options.max_hands=3"])
     done = run_recipe(load_recipe(ROOT / "configs" / "recipes" / "gin_plain.yaml", tiny, run), progress=False,
                       log=lambda line: None)
-    assert list(done) == ["ppo", "eval", "export"]
+    assert list(done) == ["ppo", "eval", "compress", "compress_eval", "export"]
     exported = run / "export" / "gin.pt"
     data = load_checkpoint(exported)
     assert data["net_config"]["features"] == "engine" and data["net_config"]["prior_scale"] == 0
-    assert data["train_config"]["opponents"]["expert"] == 0
+    assert data["train_config"]["opponents"]["expert"] == 0 and data["net_config"]["hidden"] == 8  # the student
     agent = load_agent(str(exported), game="gin")
     st = gin.init(4, seed=1)
     assert st.mask[np.arange(4), agent.act(gin.observe(st), st.mask)].all()
