@@ -20,6 +20,7 @@ import dataclasses
 import signal
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -205,8 +206,6 @@ def overlap_update(tr: Trainer, update_threads: int) -> tuple:
     added when one is due. Returns what :func:`run_update` returns; the game statistics are
     those of the rollout learned from. The run's first update plays its first rollout
     before (a resumed run has it in its checkpoint)."""
-    from concurrent.futures import ThreadPoolExecutor
-
     cfg, workers = tr.cfg, tr.workers
     t0 = time.perf_counter()
     torch.set_num_threads(1)  # one core plays, the other learns
