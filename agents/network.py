@@ -19,6 +19,7 @@ card, where one output row per action learns each card apart.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,7 +171,7 @@ class PolicyNet(nn.Module):
         """Compute the trunk's matrix products in ``precision`` (:data:`PRECISIONS`).
 
         ``bf16`` runs the trunk under autocast: its products in bfloat16 (on a CPU with AMX,
-        several times as fast as float32), summed in float32; the weights, the heads, the
+        several times as fast as float32 for large batches), summed in float32; the weights, the heads, the
         logits and the value stay float32, so the policy's probabilities and PPO's ratios
         keep their precision. Not saved with the weights: a network trained in bf16 loads
         and plays in float32."""
@@ -178,6 +179,18 @@ class PolicyNet(nn.Module):
             raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
         self.trunk_dtype = torch.bfloat16 if precision == "bf16" else None
         return self
+
+    @contextlib.contextmanager
+    def updating(self, precision: str = "fp32"):
+        """Within: training mode, the trunk in ``precision``; after (also on an error): eval
+        mode and float32, how the network plays."""
+        self.train()
+        self.set_precision(precision)
+        try:
+            yield self
+        finally:
+            self.set_precision("fp32")
+            self.eval()
 
     @torch.no_grad()
     def greedy(self, obs: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

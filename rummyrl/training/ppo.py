@@ -37,50 +37,40 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray |
     # advantages normalised once over the rollout (a minibatch may hold a single sample)
     adv_t = torch.from_numpy((adv - adv.mean()) / (adv.std() + 1e-8)).to(device)
     ret_t = torch.from_numpy(ret).to(device)
-    net.train()
-    net.set_precision(precision)
-    try:
-        return _epochs(net, opt, obs, prior, mask, act, old_logp, adv_t, ret_t, cfg, gen, ret, rows)
-    finally:
-        net.set_precision("fp32")
-        net.eval()
-
-
-def _epochs(net, opt, obs, prior, mask, act, old_logp, adv_t, ret_t, cfg, gen, ret, rows) -> dict:
-    """The passes of :func:`ppo_update` over its tensors; its statistics."""
-    device = obs.device
     n = len(ret)
+    batch = (obs, prior, mask, act, old_logp, adv_t, ret_t)
     stats = {"policy_loss": [], "value_loss": [], "entropy": [], "approx_kl": [], "clipfrac": []}
-    for _ in range(cfg.update_epochs):
-        perm = torch.randperm(n, generator=gen).to(device)  # drawn on the CPU whatever the device
-        kls = []
-        for start in range(0, n, cfg.minibatch_size):
-            mb = perm[start:start + cfg.minibatch_size]
-            batch = (obs, prior, mask, act, old_logp, adv_t, ret_t)  # index_select: a few times faster than x[mb]
-            obs_b, prior_b, mask_b, act_b, old_b, a, ret_b = (x.index_select(0, mb) for x in batch)
-            logits, value = net(obs_b, prior_b, mask_b)
-            logp_all = torch.log_softmax(logits, dim=1)
-            logp = logp_all.gather(1, act_b[:, None]).squeeze(1)
-            ratio = torch.exp(logp - old_b)
-            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-            v_loss = 0.5 * (value - ret_b).pow(2).mean()
-            ent = masked_entropy(logits, mask_b).mean()
-            loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
-            if not torch.isfinite(loss):
-                raise FloatingPointError(f"the PPO loss is not finite (policy {pg.item()}, value {v_loss.item()}, "
-                                         f"entropy {ent.item()}): lower the learning rate or check the rewards")
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
-            opt.step()
-            with torch.no_grad():
-                kl = ((ratio - 1) - (logp - old_b)).mean().item()
-            kls.append(kl)
-            for k, v in (("policy_loss", pg.item()), ("value_loss", v_loss.item()), ("entropy", ent.item()),
-                         ("approx_kl", kl), ("clipfrac", ((ratio - 1).abs() > cfg.clip_coef).float().mean().item())):
-                stats[k].append(v)
-        if cfg.target_kl and np.mean(kls) > cfg.target_kl:
-            break
+    with net.updating(precision):
+        for _ in range(cfg.update_epochs):
+            perm = torch.randperm(n, generator=gen).to(device)  # drawn on the CPU whatever the device
+            kls = []
+            for start in range(0, n, cfg.minibatch_size):
+                mb = perm[start:start + cfg.minibatch_size]
+                # index_select: a few times faster than x[mb]
+                obs_b, prior_b, mask_b, act_b, old_b, a, ret_b = (x.index_select(0, mb) for x in batch)
+                logits, value = net(obs_b, prior_b, mask_b)
+                logp_all = torch.log_softmax(logits, dim=1)
+                logp = logp_all.gather(1, act_b[:, None]).squeeze(1)
+                ratio = torch.exp(logp - old_b)
+                pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                v_loss = 0.5 * (value - ret_b).pow(2).mean()
+                ent = masked_entropy(logits, mask_b).mean()
+                loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+                if not torch.isfinite(loss):
+                    raise FloatingPointError(f"the PPO loss is not finite (policy {pg.item()}, value {v_loss.item()}, "
+                                             f"entropy {ent.item()}): lower the learning rate or check the rewards")
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+                opt.step()
+                with torch.no_grad():
+                    kl = ((ratio - 1) - (logp - old_b)).mean().item()
+                kls.append(kl)
+                for k, v in (("policy_loss", pg.item()), ("value_loss", v_loss.item()), ("entropy", ent.item()),
+                             ("approx_kl", kl), ("clipfrac", ((ratio - 1).abs() > cfg.clip_coef).float().mean().item())):
+                    stats[k].append(v)
+            if cfg.target_kl and np.mean(kls) > cfg.target_kl:
+                break
     out = {k: float(np.mean(v)) for k, v in stats.items()}
     var = float(np.var(ret))  # how much of the returns the rollout's values explained
     out["explained_variance"] = float(1 - np.var(ret - rows("value")) / var) if var > 0 else 0.0
