@@ -13,7 +13,7 @@ from rummyrl.cards import NUM_RANKS, NUM_SUITS
 from rummyrl.melds import POPCOUNT13, deadwood_one
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def suit_masks(row, start, out):
     """The card plane at ``row[start:start + 52]`` as four suit masks, into ``out``."""
     for s in range(NUM_SUITS):
@@ -24,19 +24,19 @@ def suit_masks(row, start, out):
         out[s] = m
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def card_count(m):
     """How many cards the four suit masks ``m`` hold."""
     return POPCOUNT13[m[0]] + POPCOUNT13[m[1]] + POPCOUNT13[m[2]] + POPCOUNT13[m[3]]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def deadwood(m):
     """The least deadwood of the hand ``m`` (C-3)."""
     return deadwood_one(m[0], m[1], m[2], m[3])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def danger(s, r, known, thrown, passed, unseen, hidden):
     """How likely the opponent can meld card (s, r): 1 when its known cards already do."""
     b = 1 << r

@@ -97,14 +97,14 @@ _S_STOCK, _S_MY, _S_OPP, _S_TARGET = (_L[k].start for k in ("stock_size", "my_sc
 _FULL = (1 << NUM_RANKS) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _two(m):
     """Ranks held in at least two suits."""
     a, b, c, d = m[0], m[1], m[2], m[3]
     return (a & (b | c | d)) | (b & (c | d)) | (c & d)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _best_loose_discard(m):
     """Deadwood of hand ``m`` after throwing its highest card in no meld (the usual best
     discard after a useful draw; the whole hand's solve when every card is in a meld)."""
@@ -124,7 +124,7 @@ def _best_loose_discard(m):
     return full - top_value
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _expected_next(m, unseen):
     """For a 10-card hand ``m``: the mean over the unseen cards u of ``min_d dw(m + u - d)``,
     and the share of them after which that is 0 (gin at the next draw)."""
@@ -187,7 +187,7 @@ _UNWANTED = -50.0
 _SURE_KNOCK = 20.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pref_one(row, mk, out, params, cand_dw, cand_danger, cand_score, cand_card, hand, known, thrown,
               passed, unseen):
     """One game of :func:`_pref_kernel`."""
@@ -256,7 +256,7 @@ def _pref_one(row, mk, out, params, cand_dw, cand_danger, cand_score, cand_card,
             out[gin.KNOCK + c] = k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pref_rows(obs, mask, params, pref, lo, hi):
     """:func:`_pref_kernel` for games ``lo .. hi - 1``, with scratch space of its own."""
     cand_dw = np.zeros(12, np.float64)

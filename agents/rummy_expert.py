@@ -104,7 +104,7 @@ def parse_params(text: str) -> RummyExpertParams:
                         integers={"close_cards": (0, NUM_CARDS)})
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pref_kernel(obs, mask, meld_masks, params, pref):
     w_danger, w_outs, swap_margin = params[0], params[1], params[2]
     fit_outs, hold_outs, w_danger_close, close_cards = params[3], params[4], params[5], params[6]
@@ -220,7 +220,7 @@ def _pref_kernel(obs, mask, meld_masks, params, pref):
                 out[rummy.DISCARD + c] -= best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _table_outs(row, unseen, s, r):
     """Unseen cards next to card (s, r) in its suit that would go onto the table (then the
     card itself would follow them)."""
@@ -233,7 +233,7 @@ def _table_outs(row, unseen, s, r):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _outs(hand, unseen, s, r):
     """Live (unseen) cards that would make a meld with card (s, r) and one more card of the
     hand: the rest of a pair's rank, the ends of a two-card run, the gap of a split run."""

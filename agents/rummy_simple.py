@@ -31,7 +31,7 @@ _MELD_VALUE = np.array([sum(int(VALUE[c]) for c in m) for m in MELDS], np.int64)
 _VALUE = np.ascontiguousarray(VALUE, dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def would_meld(hand_row, start, c):
     """Card ``c`` forms a meld with the cards of the hand plane at ``row[start:start+52]``."""
     s, r = c // NUM_RANKS, c % NUM_RANKS
@@ -49,7 +49,7 @@ def would_meld(hand_row, start, c):
     return (held(r - 2) and held(r - 1)) or (held(r - 1) and held(r + 1)) or (held(r + 1) and held(r + 2))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def in_partial_meld(row, start, c):
     """Card ``c`` of the hand has another card of its rank, or a suit mate within two ranks."""
     s, r = c // NUM_RANKS, c % NUM_RANKS
@@ -63,7 +63,7 @@ def in_partial_meld(row, start, c):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _act_kernel(obs, mask, meld_size, meld_value, value, out):
     for b in range(obs.shape[0]):
         row, mk = obs[b], mask[b]

@@ -64,7 +64,7 @@ class BatchConfig:
         return config_from_dict(cls, d, cls.game_name)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def first_illegal(act, phase, done_phase, mask, active):
     """The first game whose action is not legal (games over or inactive are skipped), or -1.
     The step kernels call it before they change anything."""
@@ -278,7 +278,7 @@ def reset_lanes(state, rows, new_game_rows) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 # Pile moves of the step kernels (one game ``b``, player ``p``)
 # --------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def take_top_discard(b, p, hands, pile, pile_from, pile_len, known, taken):
     """Move the top discard into ``p``'s hand; the others now know ``p`` holds it, and it
     is the card taken this turn (C-4). Returns it."""
@@ -293,7 +293,7 @@ def take_top_discard(b, p, hands, pile, pile_from, pile_len, known, taken):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def throw_card(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken):
     """Move card ``c`` from ``p``'s hand onto the discard pile, thrown by ``p``."""
     hands[b, p, c] = False

@@ -14,7 +14,7 @@ from .cards import NUM_CARDS
 _U64 = np.uint64
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mix64_kernel(x, out):
     for i in range(x.size):
         z = x[i] + np.uint64(0x9E3779B97F4A7C15)

@@ -315,7 +315,7 @@ def _deal(state: GinState, rows: np.ndarray, rule_dealer: np.ndarray) -> None:
 # --------------------------------------------------------------------------------------
 # Rules per phase, compiled: one game ``b`` at a time, looped over the batch by the kernels
 # --------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _legal_one(b, hands, pile_len, phase, current, taken, must_draw, mask,
                knock_limit, forbid_taken, big_gin, scratch):
     """Write game ``b``'s legal actions into ``mask[b]``."""
@@ -343,14 +343,14 @@ def _legal_one(b, hands, pile_len, phase, current, taken, must_draw, mask,
             mask[b, BIG_GIN] = deadwood_one(m[0], m[1], m[2], m[3]) == 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _take_one(b, p, hands, pile, pile_from, pile_len, known, taken, phase):
     """Take the top discard (G-4), or the upcard in the offer (G-2)."""
     take_top_discard(b, p, hands, pile, pile_from, pile_len, known, taken)
     phase[b] = PHASE_DISCARD
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pass_one(b, p, pile, passed, dealer, current, phase, must_draw):
     """Decline the upcard (G-2): the dealer is offered it next; after both passed the
     non-dealer must draw from the stock."""
@@ -363,7 +363,7 @@ def _pass_one(b, p, pile, passed, dealer, current, phase, must_draw):
         must_draw[b] = True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _draw_one(b, p, hands, deck, stock_top, pile, pile_len, passed, taken, phase, must_draw):
     """Draw the top stock card (G-4); the top discard counts as passed on."""
     if pile_len[b] > 0:
@@ -376,7 +376,7 @@ def _draw_one(b, p, hands, deck, stock_top, pile, pile_len, passed, taken, phase
     phase[b] = PHASE_DISCARD
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _throw_one(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken, current, phase):
     """Put card ``c`` on the discard pile (G-5); the other player is to draw."""
     throw_card(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken)
@@ -388,7 +388,7 @@ def _throw_one(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken, 
 _ENDS_NOTHING, _ENDS_KNOCK, _ENDS_BIG_GIN, _ENDS_DEAD, _ENDS_CAPPED = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _step_kernel(act, hands, deck, stock_top, pile, pile_from, pile_len, known, passed, thrown,
                  phase, current, dealer, taken, must_draw, hand_actions, mask, ends, hand_ended, active,
                  knock_limit, forbid_taken, big_gin, stock_floor, max_actions):
@@ -433,7 +433,7 @@ def _step_kernel(act, hands, deck, stock_top, pile, pile_from, pile_len, known, 
     return n_ended
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mask_kernel(rows, hands, pile_len, phase, current, taken, must_draw, mask,
                  knock_limit, forbid_taken, big_gin):
     scratch = np.zeros((2, 4), np.int64)
@@ -689,7 +689,7 @@ OBS_LAYOUT.update(
 )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _observe_kernel(players, hands, pile, pile_len, known, passed, thrown, phase, current, dealer,
                     must_draw, stock_top, scores, hands_won, hand_actions, last_hands, last_meld_id,
                     last_laid_off, taken, target, max_actions, out):

@@ -160,7 +160,7 @@ def _deal_hidden(k: _Known, m: int, rng: np.random.Generator) -> np.ndarray:
 KNOCK_PENALTY = 30.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _log_prob(hand, evidence, beta, gamma, limit, m):
     """The opponent model's log-probability (up to a constant) of the opponent's hand
     ``hand`` (52 bool): ``-gamma * deadwood - beta * sum of the deadwood each evidence card
@@ -184,7 +184,7 @@ def _log_prob(hand, evidence, beta, gamma, limit, m):
     return lp
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _log_prob_kernel(hands, evidence, beta, gamma, limit, out):
     m = np.zeros(NUM_SUITS, np.int64)
     for i in range(hands.shape[0]):
@@ -204,7 +204,7 @@ def log_likelihood(opp_hands: np.ndarray, evidence: np.ndarray, beta: float = DE
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mcmc_rows(rank, n, hidden, unknown, opp_known, evidence, beta, gamma, limit, rand, out, lo, hi):
     hand = np.zeros(NUM_CARDS, np.bool_)
     m = np.zeros(NUM_SUITS, np.int64)

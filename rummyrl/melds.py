@@ -503,7 +503,7 @@ def layoff(knocker: Arrangement, defender_hands: np.ndarray) -> Layoff:
 # --------------------------------------------------------------------------------------
 # One hand at a time, compiled: used inside the game kernels (same algorithm as _solve)
 # --------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _removed_by(o, bit, suit):
     """Bits of set rank ``bit`` that option ``o`` takes out of suit ``suit``."""
     if o == 1 or (o >= 2 and o - 2 != suit):
@@ -511,7 +511,7 @@ def _removed_by(o, bit, suit):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def deadwood_one(m0: int, m1: int, m2: int, m3: int) -> int:
     """Minimum deadwood of one hand given as four suit masks (compiled; the algorithm of
     _solve: each set rank is unused, a full set, or a set without one suit's card).
@@ -554,7 +554,7 @@ def deadwood_one(m0: int, m1: int, m2: int, m3: int) -> int:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def knock_bits_one(m, limit, out):
     """Suit masks (into ``out``, 4 ints) of the cards whose discard leaves deadwood <= limit:
     the compiled twin of :func:`knock_masks` for one hand ``m`` (4 suit masks)."""
@@ -587,7 +587,7 @@ def knock_bits_one(m, limit, out):
                 out[s] |= b
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def suit_masks_one(hand, out):
     """Write the four suit masks of one ``(52,)`` bool hand into ``out`` (compiled)."""
     for s in range(NUM_SUITS):
@@ -604,13 +604,13 @@ for _r in range(NUM_RANKS):
     BIT_INDEX13[1 << _r] = _r
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def set_ranks_one(m):
     """Ranks held in at least three suits of hand ``m`` (4 suit masks): the possible sets."""
     return (m[0] & m[1] & (m[2] | m[3])) | (m[2] & m[3] & (m[0] | m[1]))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def min_after_discard_one(m, forbid_s, forbid_r):
     """Lowest deadwood of hand ``m`` (4 suit masks, changed in place and restored) minus one
     card, not the forbidden one (suit ``forbid_s``, rank ``forbid_r``; -1 for none).

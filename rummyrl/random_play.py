@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pick(mask, u, out):
     for b in range(mask.shape[0]):
         n = 0

@@ -485,7 +485,7 @@ def _legal_one(b, hands, hand_size, pile_len, stock_pos, stock_len, passes, phas
                         mask[b, LAYOFF + k * NUM_CARDS + c] = True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _draw_stock_one(b, p, hands, hand_size, stock, stock_pos, stock_len, pile, pile_from, pile_len,
                     passes, last_stock, taken, phase, stock_passes, passed, drawn_seen):
     """Draw the top stock card (R-3); an empty stock is first renewed from the pile (R-7)."""
@@ -517,7 +517,7 @@ def _draw_stock_one(b, p, hands, hand_size, stock, stock_pos, stock_len, pile, p
     phase[b] = PHASE_PLAY
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _take_one(b, p, hands, hand_size, pile, pile_from, pile_len, known, taken, phase):
     """Take the top discard (R-3); the others now know the player holds it."""
     take_top_discard(b, p, hands, pile, pile_from, pile_len, known, taken)
@@ -525,7 +525,7 @@ def _take_one(b, p, hands, hand_size, pile, pile_from, pile_len, known, taken, p
     phase[b] = PHASE_PLAY
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _discard_one(b, p, c, hands, hand_size, pile, pile_from, pile_len, known, taken, drawn_seen, thrown):
     """Put card ``c`` on the discard pile (R-3)."""
     throw_card(b, p, c, hands, pile, pile_from, pile_len, known, thrown, taken)
@@ -533,7 +533,7 @@ def _discard_one(b, p, c, hands, hand_size, pile, pile_from, pile_len, known, ta
     drawn_seen[b, p, c] = False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _meld_one(b, p, m, hands, hand_size, known, melded, table_slot, table_by, n_melds, slot_owner,
               slot_is_run, slot_ext, drawn_seen):
     """Lay down catalogue meld ``m`` from the hand into the next free table slot (R-4)."""
@@ -554,7 +554,7 @@ def _meld_one(b, p, m, hands, hand_size, known, melded, table_slot, table_by, n_
     melded[b, p] = True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _layoff_one(b, p, k, c, hands, hand_size, known, table_slot, table_by, laid_off, slot_is_run,
                 slot_ext, drawn_seen):
     """Lay off card ``c`` onto table slot ``k`` (R-4): a set is then full; a run's end moves."""
@@ -573,7 +573,7 @@ def _layoff_one(b, p, k, c, hands, hand_size, known, table_slot, table_by, laid_
         slot_ext[b, k, 1] = c + 1 if c % NUM_RANKS < NUM_RANKS - 1 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _end_round_one(b, kind, out_player, hands, hand_size, scores, rounds_won, round_no, dealer,
                    round_winners, round_points, round_ends, last_end, last_winner, last_points,
                    last_dealer, last_hand_values, last_hands, table_slot, table_by, laid_off,
@@ -613,7 +613,7 @@ def _end_round_one(b, kind, out_player, hands, hand_size, scores, rounds_won, ro
     return points
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _step_kernel(act, hands, hand_size, stock, stock_pos, stock_len, passes, last_stock, pile,
                  pile_from, pile_len, known, melded, table_slot, table_by, laid_off, n_melds,
                  slot_owner, slot_is_run, slot_ext, phase, current, dealer, taken, round_actions,
@@ -698,7 +698,7 @@ def _step_kernel(act, hands, hand_size, stock, stock_pos, stock_len, passes, las
     return n_next
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _deal_kernel(rows, decks, dealers, hand_len, hands, hand_size, deck, stock, stock_pos, stock_len,
                  passes, last_stock, pile, pile_from, pile_len, known, melded, table_slot, table_by,
                  laid_off, n_melds, slot_owner, slot_is_run, slot_ext, phase, current, dealer, taken,
@@ -847,7 +847,7 @@ def reset_done(state: RummyState, rows: np.ndarray | None = None) -> np.ndarray:
     return reset_lanes(state, rows, _new_game)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _mask_kernel(hands, hand_size, pile_len, stock_pos, stock_len, passes, phase, current, taken, melded,
                  n_melds, slot_ext, mask, stock_passes, forbid_taken):
     for b in range(phase.shape[0]):
@@ -998,7 +998,7 @@ def obs_dim(num_players: int = 4) -> int:
     return OBS_DIM
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _observe_kernel(players, hands, hand_size, pile, pile_len, known, melded, table_slot,
                     slot_owner, n_melds, slot_ext, stock_pos, stock_len, passes, phase, current,
                     dealer, taken, scores, round_actions, hand_len, target, max_actions,

@@ -204,7 +204,7 @@ def _nint(x):
     return int(np.floor(x + 0.5))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _one_hot(row, start, P):
     """The index of the single 1 among ``row[start:start+P]`` (and 0 up to MAX_PLAYERS), or -1."""
     idx = -1
@@ -216,7 +216,7 @@ def _one_hot(row, start, P):
     return idx
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _decode_kernel(obs, P, hand_len, target, cap, stock_start, stock_passes,
                    hands, hand_size, known, drawn_seen, thrown, passed, melded, scores,
                    table_slot, table_by, laid_off, n_melds, slot_owner, slot_is_run, slot_ext,
@@ -524,7 +524,7 @@ def _decode(obs: np.ndarray, config: R.RummyConfig) -> _Known:
 # --------------------------------------------------------------------------------------
 # Dealing the hidden cards
 # --------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _shuffle_kernel(hidden, n_hidden, m, u, perm):
     """``perm[w]``: the hidden cards of observation ``w // m`` in a uniformly random order
     (Fisher-Yates driven by the uniforms ``u[w]``)."""
@@ -542,7 +542,7 @@ def _shuffle_kernel(hidden, n_hidden, m, u, perm):
             perm[w, j] = x
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _deal_kernel(perm, n, slots, stock_pos, hands, stock):
     """Give world ``w`` (of observation ``w // n``) its hidden cards from ``perm[w]``:
     opponents 1, 2, ... their ``slots``, the rest to the stock from ``stock_pos``."""
@@ -580,7 +580,7 @@ def _dw(m):
     return deadwood_one(m[0], m[1], m[2], m[3])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _partners(m, s, r):
     """Cards of the hand ``m`` that form a partial meld with card (s, r): the same rank, or
     the same suit within two ranks."""
@@ -602,7 +602,7 @@ def _log_sigmoid(x):
     return x - np.log1p(np.exp(x))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _seat_log_likelihood(m, thrown, passed, beta, partial, judge_melds, scores):
     """Log-likelihood of one opponent's throws and declines (``thrown``, ``passed``: (52,)
     bool) and, with ``judge_melds``, of the melds it keeps, given its hand as suit masks
@@ -661,7 +661,7 @@ def _seat_log_likelihood(m, thrown, passed, beta, partial, judge_melds, scores):
     return ll
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _judge_melds(thrown_q, q, current, phase):
     """Whether seat ``q``'s current hand is the one it ended a turn with: it has finished
     a turn this round (thrown a card) and is not in the middle of one."""
@@ -673,7 +673,7 @@ def _judge_melds(thrown_q, q, current, phase):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _perm_ll_kernel(perm, m, fixed, slots, thrown, passed, current, phase, beta, partial, out):
     """``out[w]``: log-likelihood of world ``w`` given as a shuffle ``perm[w]`` of the hidden
     cards of observation ``w // m`` (dealt as in _deal_kernel) on top of ``fixed`` hands."""
@@ -695,7 +695,7 @@ def _perm_ll_kernel(perm, m, fixed, slots, thrown, passed, current, phase, beta,
         out[w] = ll
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _state_ll_kernel(hands, thrown, passed, current, phase, beta, partial, out):
     P = hands.shape[1]
     mm = np.zeros(NUM_SUITS, np.int64)
@@ -777,7 +777,7 @@ def sample_worlds(observations, n: int, rng: np.random.Generator, config: R.Rumm
     return Worlds(state, n, ll.reshape(-1).astype(np.float64))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _holdings_kernel(perm, m, slots, weight, out):
     """``out[b, q, c]`` += the weight of each world of observation ``b`` in which opponent
     ``q`` is dealt hidden card ``c``."""

@@ -57,12 +57,12 @@ NEVER = 99
 ME, OPPONENT, NOBODY = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _deadwood(m):
     return deadwood_one(m[0], m[1], m[2], m[3])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _throw_best(m):
     """Remove from ``m`` (in place) the card whose loss leaves the least deadwood."""
     best, bs, bb = 1 << 20, -1, 0
@@ -80,7 +80,7 @@ def _throw_best(m):
         m[bs] &= ~bb
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play_out(hand, fits, cards, n):
     """The turn of going out (or :data:`NEVER`) of suit masks ``hand`` receiving ``cards[:n]``,
     one per turn; ``fits``: suit masks of the cards it may lay off."""
@@ -98,7 +98,7 @@ def _play_out(hand, fits, cards, n):
     return NEVER
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _known_cards(row, j, known):
     """Write into ``known`` the suit masks of the cards relative seat ``j`` is known to hold
     (taken from the pile or drawn from a turned stock); returns whether there are any."""
@@ -109,7 +109,7 @@ def _known_cards(row, j, known):
     return (known[0] | known[1] | known[2] | known[3]) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _helps(row, j, x, known, any_known):
     """Does card ``x`` help relative seat ``j``: it fits a table meld and ``j`` has melded,
     or it melds with the cards ``known`` (:func:`_known_cards`) ``j`` is known to hold?"""
@@ -125,7 +125,7 @@ def _helps(row, j, x, known, any_known):
     return after < before + RANK_VALUE[r]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _race(row, seq, n, first, players, my_turn, hand_size):
     """Who goes out first along the known sequence, and on which turn: (:data:`ME`, the
     player's turn ``my_turn``), (:data:`OPPONENT`, its turn) or (:data:`NOBODY`,
@@ -151,7 +151,7 @@ def _race(row, seq, n, first, players, my_turn, hand_size):
     return NOBODY, NEVER
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _known_sequence(row, seq, key):
     """Write the known sequence of observation ``row`` into ``seq``, next card first: the
     stock turned over from the pile (R-7), or, with the stock empty, the pile a draw turns
@@ -169,7 +169,7 @@ def _known_sequence(row, seq, key):
     return n, turned
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _outlook_kernel(obs, rows, players, deal, out):
     hand = np.zeros(NUM_SUITS, np.int64)
     fits = np.zeros(NUM_SUITS, np.int64)
