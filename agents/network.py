@@ -35,6 +35,11 @@ ILLEGAL_LOGIT = -1e9
 #: the precisions a network's trunk can compute in (:meth:`PolicyNet.set_precision`)
 PRECISIONS = ("fp32", "bf16")
 
+#: in bf16 and without gradients (playing), the trunk's rows are padded to a multiple of this
+PLAY_ROWS = 64
+#: :class:`NetStack` pads each network's rows to a multiple of this
+STACK_ROWS = 16
+
 
 def bf16_supported(device: torch.device | str = "cpu") -> bool:
     """Whether ``device`` computes bfloat16 matrix products natively (a CUDA GPU that says
@@ -180,16 +185,30 @@ class PolicyNet(nn.Module):
         self.trunk_dtype = torch.bfloat16 if precision == "bf16" else None
         return self
 
+    @property
+    def precision(self) -> str:
+        """The trunk's precision now (:meth:`set_precision`)."""
+        return "fp32" if self.trunk_dtype is None else "bf16"
+
     @contextlib.contextmanager
-    def updating(self, precision: str = "fp32"):
-        """Within: training mode, the trunk in ``precision``; after (also on an error): eval
-        mode and float32, how the network plays."""
-        self.train()
+    def computing(self, precision: str):
+        """Within: the trunk in ``precision``; after (also on an error): the precision it had."""
+        before = self.precision
         self.set_precision(precision)
         try:
             yield self
         finally:
-            self.set_precision("fp32")
+            self.set_precision(before)
+
+    @contextlib.contextmanager
+    def updating(self, precision: str = "fp32"):
+        """Within: training mode, the trunk in ``precision``; after (also on an error): eval
+        mode and the precision it had."""
+        self.train()
+        try:
+            with self.computing(precision):
+                yield self
+        finally:
             self.eval()
 
     @torch.no_grad()
@@ -230,9 +249,15 @@ class PolicyNet(nn.Module):
         x = torch.cat([obs, prior.clamp(-30.0, 20.0) * 0.1], dim=1) if self.cfg.trunk_features else obs
         if self.trunk_dtype is None:
             return self.trunk(x)
+        rows = x.shape[0]
+        if not torch.is_grad_enabled() and rows % PLAY_ROWS:
+            # playing: a batch's size changes every step, and oneDNN builds its bf16 kernels
+            # for each new shape (more than the product costs); padded to a multiple of
+            # PLAY_ROWS, a run meets a few shapes, each built once
+            x = torch.cat([x, x.new_zeros(PLAY_ROWS - rows % PLAY_ROWS, x.shape[1])])
         with torch.autocast(x.device.type, dtype=self.trunk_dtype):
             h = self.trunk(x)
-        return h.float()
+        return h[:rows].float()
 
     def _logits(self, h: torch.Tensor, obs: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The masked logits of trunk output ``h``."""
@@ -246,6 +271,62 @@ class PolicyNet(nn.Module):
         if self.cfg.features == "engine":
             logits = logits.addcmul_(prior.clamp(-30.0, 20.0), self.feature_skip[self.feature_group])
         return torch.where(mask, logits, ILLEGAL_LOGIT)  # masked_fill's values, without the ~mask pass
+
+
+class NetStack:
+    """Networks of one architecture (a pool's snapshots) playing in one pass: each layer's
+    weights stacked, each network's rows padded to the largest group, one batched product
+    per layer instead of a forward pass per network, whose fixed cost, a few rows each,
+    was most of what a full pool's snapshots took to play. The logits are those of each
+    network's :meth:`PolicyNet.forward`, summed in another order (the last bits may
+    differ). Only the MLP trunk and its head (:meth:`supports`); the precision is the
+    first network's."""
+
+    def __init__(self, nets: list[PolicyNet]):
+        if not nets or not all(self.supports(n) and n.cfg == nets[0].cfg for n in nets):
+            raise ValueError("NetStack takes networks of one architecture with no card head")
+        first = nets[0]
+        self.cfg, self.dtype = first.cfg, first.trunk_dtype
+        layers = [[m for m in n.trunk if isinstance(m, nn.Linear)] + [n.policy] for n in nets]
+        # (S, in, out) weights and (S, 1, out) biases, layer by layer
+        # the trunk's in its precision, cast once here (autocast would cast them every call)
+        cast = [self.dtype or torch.float32] * (len(layers[0]) - 1) + [torch.float32]
+        self.weights = [torch.stack([ls[i].weight.detach().T for ls in layers]).to(cast[i]).contiguous()
+                        for i in range(len(layers[0]))]
+        self.biases = [torch.stack([ls[i].bias.detach()[None] for ls in layers]).to(cast[i])
+                       for i in range(len(layers[0]))]
+        self.skip = (torch.stack([n.feature_skip.detach()[n.feature_group] for n in nets])[:, None]
+                     if self.cfg.features == "engine" else None)
+
+    @staticmethod
+    def supports(net: PolicyNet) -> bool:
+        return net.cards is None
+
+    @torch.no_grad()
+    def logits(self, nets: np.ndarray, groups: list[np.ndarray], obs: np.ndarray, prior: np.ndarray,
+               mask: np.ndarray) -> list[np.ndarray]:
+        """The masked logits ``(len(groups[i]), A)`` of network ``nets[i]`` (its index in the
+        stack) at the rows ``groups[i]`` of ``obs``, ``prior`` and ``mask`` (numpy)."""
+        width = -(-max(len(g) for g in groups) // STACK_ROWS) * STACK_ROWS  # a few shapes for oneDNN to build
+        index = np.zeros((len(groups), width), np.int64)  # padded with row 0: computed, then dropped
+        for i, g in enumerate(groups):
+            index[i, :len(g)] = g
+        nets = np.asarray(nets)
+        every = nets.size == len(self.weights[0]) and (nets == np.arange(nets.size)).all()
+        pick = (lambda t: t) if every else (lambda t: t[torch.from_numpy(nets)])  # all of them: no copies
+        idx = torch.from_numpy(index)
+        o, p = torch.from_numpy(obs)[idx], torch.from_numpy(prior)[idx]
+        x = torch.cat([o, p.clamp(-30.0, 20.0) * 0.1], dim=2) if self.cfg.trunk_features else o
+        x = x.to(self.weights[0].dtype)
+        for w, b in zip(self.weights[:-1], self.biases[:-1]):
+            x = torch.relu(torch.baddbmm(pick(b), x, pick(w)))
+        logits = torch.baddbmm(pick(self.biases[-1]), x.float(), pick(self.weights[-1]))
+        if self.cfg.prior_scale:
+            logits.add_(p, alpha=self.cfg.prior_scale)
+        if self.skip is not None:
+            logits.addcmul_(p.clamp(-30.0, 20.0), pick(self.skip))
+        logits = torch.where(torch.from_numpy(mask)[idx], logits, ILLEGAL_LOGIT)
+        return [logits[i, :len(g)].numpy() for i, g in enumerate(groups)]
 
 
 def card_actions(game) -> tuple[np.ndarray, list[slice], int, slice]:

@@ -65,7 +65,13 @@ class NeuralAgent(Agent):
             obs = np.ascontiguousarray(obs, dtype=np.float32)
             return self.net.greedy(torch.from_numpy(obs), torch.from_numpy(np.ascontiguousarray(prior, np.float32)),
                                    torch.from_numpy(np.ascontiguousarray(mask, dtype=bool))).numpy()
-        logits = self.logits(obs, mask, prior)
+        return self.choose(self.logits(obs, mask, prior))
+
+    def choose(self, logits: np.ndarray) -> np.ndarray:
+        """The actions this agent plays at masked ``logits`` (its network's): the argmax, or
+        a sample from their softmax with the agent's generator."""
+        if self.greedy:
+            return logits.argmax(1)
         return sample_actions(torch.softmax(torch.from_numpy(logits), 1).numpy(), self.rng)
 
 

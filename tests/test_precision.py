@@ -13,6 +13,7 @@ from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.agents.features import action_features
 from rummyrl.agents.network import ILLEGAL_LOGIT, NetConfig, PolicyNet
 from rummyrl.training import config as config_module
+from rummyrl.training.rollout import PolicySide
 
 from test_train import TINY
 
@@ -98,21 +99,70 @@ def test_bf16_where_the_device_would_emulate_it_is_refused_and_auto_falls_back(m
     assert config_module.resolve_precision("fp32", torch.device("cpu")) == "fp32"
 
 
-def test_a_bf16_run_is_reproducible_learns_in_bf16_and_plays_in_float32(tmp_path, monkeypatch):
+def test_a_bf16_run_is_reproducible_learns_and_plays_in_bf16_and_evaluates_in_float32(tmp_path, monkeypatch):
     # where the CPU lacks bf16 it is emulated: slow but the same arithmetic, enough for a tiny run
     monkeypatch.setattr(config_module, "bf16_supported", lambda device: True)
     cfg = train.load_config(None, TINY + ["precision=bf16", "device=cpu"])
+    played = []  # the trunk's precision each time the learner's seats were played
+    real_act = PolicySide.act
+
+    def act(side, *args):
+        played.append((side.precision, side.net.trunk_dtype))
+        return real_act(side, *args)
+
+    monkeypatch.setattr(PolicySide, "act", act)
     a = train.train(cfg, run_dir=tmp_path / "a", progress=False)
+    monkeypatch.setattr(PolicySide, "act", real_act)
     b = train.train(cfg, run_dir=tmp_path / "b", progress=False)
     assert a.precision == "bf16"
-    # the updates computed in bf16; playing (the network between updates, the pool) in float32
-    assert a.net.trunk_dtype is None
-    assert a.pool.snapshots and all(s.net.trunk_dtype is None for s in a.pool.snapshots)
+    # the updates and the players computed in bf16 (the learner's seats only while they play)
+    assert played and all(p == "bf16" for p, _ in played)
+    assert a.net.trunk_dtype is None  # between plays: float32, how the evaluations play it
+    assert a.pool.snapshots and all(s.net.trunk_dtype is torch.bfloat16 for s in a.pool.snapshots)
     for name, p in a.net.state_dict().items():
         assert torch.equal(p, b.net.state_dict()[name]), name
     data = load_checkpoint(tmp_path / "a" / "final.pt", "gin")
     assert data["counters"]["precision"] == "bf16"
     fp32 = train.train(train.load_config(None, TINY + ["device=cpu"]), run_dir=tmp_path / "c", progress=False)
     assert fp32.precision == "fp32" and fp32.net.trunk_dtype is None
+    assert all(s.net.trunk_dtype is None for s in fp32.pool.snapshots)
     differs = any(not torch.equal(p, fp32.net.state_dict()[n]) for n, p in a.net.state_dict().items())
     assert differs  # the bf16 run computed in bf16 (the same seed, other last bits)
+
+
+def test_players_without_native_bf16_play_in_float32(monkeypatch):
+    # a Ray worker's CPU may lack what the learner's device has: it plays in float32, no error
+    monkeypatch.setattr(config_module, "bf16_supported", lambda device: False)
+    assert config_module.play_precision("bf16", "cpu") == "fp32"
+    assert config_module.play_precision("auto", "cpu") == "fp32"
+    monkeypatch.setattr(config_module, "bf16_supported", lambda device: True)
+    assert config_module.play_precision("auto", "cpu") == "bf16"
+    assert config_module.play_precision("fp32", "cpu") == "fp32"
+
+
+@pytest.mark.parametrize("rows", [1, 63, 64, 100, 640])
+def test_playing_in_bf16_pads_its_rows_without_changing_them(gin_batch, rows):
+    # playing pads the batch to a multiple of PLAY_ROWS (oneDNN builds its kernels per shape);
+    # the padding rows are dropped, and each row's numbers are those of the rows unpadded
+    obs, prior, mask = (torch.from_numpy(x[:rows]) for x in gin_batch)
+    net = trained_like().set_precision("bf16")
+    with torch.no_grad():
+        played, v_played = net(obs, prior, mask)
+    with torch.enable_grad():  # with gradients the trunk is not padded
+        unpadded, v_unpadded = net(obs, prior, mask)
+    assert played.shape == (rows, mask.shape[1]) and v_played.shape == (rows,)
+    assert torch.allclose(played, unpadded.detach(), rtol=1e-5, atol=1e-4)
+    assert torch.allclose(v_played, v_unpadded.detach(), rtol=1e-5, atol=1e-4)
+    assert torch.equal(played.argmax(1), unpadded.argmax(1))
+
+
+def test_computing_restores_the_precision_also_on_an_error():
+    net = trained_like().set_precision("bf16")
+    with pytest.raises(RuntimeError, match="inside"):
+        with net.computing("fp32"):
+            assert net.trunk_dtype is None
+            raise RuntimeError("inside")
+    assert net.precision == "bf16"
+    with net.updating("fp32"):
+        assert net.training and net.precision == "fp32"
+    assert not net.training and net.precision == "bf16"

@@ -204,14 +204,16 @@ class TrainConfig:
     checkpoints hold CPU tensors whatever the device, so they load anywhere."""
     precision: str = "fp32"
     """What the network's trunk computes its matrix products in during the PPO updates (the
-    learner's minibatches): ``fp32``; ``bf16`` (autocast: bfloat16 products summed in
-    float32, the weights, logits and value in float32; twice as fast on a CPU with AMX or
-    AVX-512 BF16, and refused where the device has neither, since it would be emulated and
+    learner's minibatches) and while the rollouts play (the learner's seats and the pool's
+    snapshots): ``fp32``; ``bf16`` (autocast: bfloat16 products summed in float32, the
+    weights, logits and value in float32; twice as fast on a CPU with AMX or AVX-512 BF16,
+    and refused where the learner's device has neither, since it would be emulated and
     slower); or ``auto`` (``bf16`` where the device has it, else ``fp32``: which one ran is
-    printed, and kept in checkpoints as ``counters.precision``). Playing (the rollouts, the
-    pool, evaluations) stays float32: its small batches of changing size gain nothing from
-    bf16 and pay for its casts. A run in bf16 is reproducible on the same machine; its
-    numbers differ from an fp32 run's in the last bits, as another machine's may."""
+    printed, and kept in checkpoints as ``counters.precision``). Players on a device without
+    native bfloat16 (a Ray worker's CPU) play in float32 (:func:`play_precision`), and so do
+    the evaluations: the network a run ships plays in float32. A run in bf16 is reproducible
+    on the same machine; its numbers differ from an fp32 run's in the last bits, as another
+    machine's may."""
     overlap: bool = False
     """Play the next rollout while the learner updates on the last one, each on its own
     core (``workers=0`` and ``algo: ppo`` only): the learner's minibatches run in a thread
@@ -453,6 +455,14 @@ def resolve_precision(precision: str, device) -> str:
     if precision == "auto":
         return "bf16" if native else "fp32"
     return precision
+
+
+def play_precision(precision: str, device) -> str:
+    """The precision the players compute in on ``device`` (the learner's seats and the pool's
+    snapshots): the ``precision`` option's where the device has bfloat16 natively, else
+    ``fp32`` (a rollout worker's CPU may lack what the learner's device has). Evaluations
+    and the agents a run ships always play in float32."""
+    return "bf16" if precision in ("bf16", "auto") and bf16_supported(device) else "fp32"
 
 
 def resolve_device(device: str):

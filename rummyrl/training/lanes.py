@@ -85,7 +85,7 @@ class Lanes:
         or :meth:`state_dict`) or, with ``algo: exit``, the search records of the episodes
         that ended. ``stats`` gets the counts of how deals and games ended."""
         self._carry_over()
-        side = self._exit_side(net) if self.cfg.algo == "exit" else PolicySide(net, self.rollout, self.rng)
+        side = self._exit_side(net) if self.cfg.algo == "exit" else PolicySide(net, self.rollout, self.rng, self.cfg.precision)
         self.play(side, stats)
         self._handed_out = self.cfg.algo != "exit"
         return side.result(stats)

@@ -202,8 +202,8 @@ def gather(tr: Trainer, rollout: dict, stats: dict) -> dict:
 def overlap_update(tr: Trainer, update_threads: int) -> tuple:
     """One update with ``overlap: true``: the learner updates on the rollout played last
     (``tr.pending``) in its own thread while this one plays the next rollout with a copy of
-    the weights the learner starts from; then the next rollout is gathered, the snapshot
-    added when one is due. Returns what :func:`run_update` returns; the game statistics are
+    the weights the learner starts from and gathers it (GAE, the learner's copies); then the
+    snapshot is added when one is due. Returns what :func:`run_update` returns; the game statistics are
     those of the rollout learned from. The run's first update plays its first rollout
     before (a resumed run has it in its checkpoint)."""
     cfg, workers = tr.cfg, tr.workers
@@ -229,11 +229,12 @@ def overlap_update(tr: Trainer, update_threads: int) -> tuple:
                                         tr.torch_gen, tr.precision)
     try:
         played = workers.collect(tr.actor)
+        ready = gather(tr, *played)  # GAE and the copies while the learner may still be at work
     finally:
         upd = learning.result()  # the learner's thread is done before anything else touches the network
         sys.setswitchinterval(switch)
     t1 = time.perf_counter()
-    tr.pending = gather(tr, *played)
+    tr.pending = ready
     steps = cfg.rollout_steps * cfg.num_envs
     tr.end_update(steps)
     t2 = time.perf_counter()

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from rummyrl.agents import load_agent
-from rummyrl.agents.network import PolicyNet
+from rummyrl.agents.network import NetStack, PolicyNet
 from rummyrl.agents.neural import NeuralAgent
 
-from .config import TrainConfig
+from .config import TrainConfig, play_precision
 from .state import rng_state, set_rng_state
 
 
@@ -32,6 +32,9 @@ class OpponentPool:
         self.baselines = {k: load_agent(KINDS[k], game=cfg.game, seed=cfg.seed + k)
                           for k in range(2, len(KINDS)) if self.weights[k] > 0}
         self.snapshots: list[NeuralAgent] = []
+        self.precision = play_precision(cfg.precision, "cpu")
+        """What the snapshots' trunks compute in (they play on the CPU)."""
+        self._stack: tuple | None = None  # (the snapshots' networks, their NetStack)
         self.record: list[list[int]] = []
         """The learner's ``[wins, games]`` against each snapshot (``snapshot_sampling: pfsp``)."""
 
@@ -72,11 +75,20 @@ class OpponentPool:
     def add_snapshot(self, net: PolicyNet) -> None:
         """A copy of ``net`` joins the pool, sampling with a seed drawn from the pool's generator."""
         self.snapshots.append(snapshot_agent(net.game, net.cfg, net.state_dict(), len(self.snapshots),
-                                             seed=int(self.rng.integers(2**31))))
+                                             seed=int(self.rng.integers(2**31)), precision=self.precision))
         self.record.append([0, 0])
         if len(self.snapshots) > self.cfg.pool_size:
             self.snapshots.pop(0)
             self.record.pop(0)
+
+    def _stacked(self) -> NetStack | None:
+        """The snapshots' networks as one :class:`~rummyrl.agents.network.NetStack` (None
+        with a card head), rebuilt when the pool changes."""
+        nets = [a.net for a in self.snapshots]
+        held = self._stack[0] if self._stack else []
+        if len(held) != len(nets) or any(a is not b for a, b in zip(held, nets)):  # it holds them: no id is reused
+            self._stack = (nets, NetStack(nets) if all(NetStack.supports(n) for n in nets) else None)
+        return self._stack[1]
 
     def state_dict(self) -> dict:
         """The generators of the pool's agents (the snapshots' weights are the learner's to keep)."""
@@ -102,9 +114,16 @@ class OpponentPool:
         for k in np.unique(kind):
             rows = np.flatnonzero(kind == k)
             if k == SNAPSHOT:
-                for s in np.unique(snap[rows]):
-                    r = rows[snap[rows] == s]
-                    out[r] = self.snapshots[min(s, len(self.snapshots) - 1)].act_with_prior(obs[r], mask[r], prior[r])
+                drawn = np.unique(snap[rows])
+                groups = [rows[snap[rows] == s] for s in drawn]
+                agents = np.minimum(drawn, len(self.snapshots) - 1)
+                stack = self._stacked()
+                if stack is None:  # a card head: one forward pass per snapshot
+                    logits = [self.snapshots[a].logits(obs[r], mask[r], prior[r]) for a, r in zip(agents, groups)]
+                else:
+                    logits = stack.logits(agents, groups, obs, prior, mask)
+                for a, r, z in zip(agents, groups, logits):  # each samples with its own generator, in turn
+                    out[r] = self.snapshots[a].choose(z)
             elif k == EXPERT:
                 out[rows] = prior[rows].argmax(1)  # the expert plays the argmax of its preference
             else:
@@ -112,8 +131,9 @@ class OpponentPool:
         return out
 
 
-def snapshot_agent(game, net_cfg, weights: dict, index: int, seed=None) -> NeuralAgent:
-    """A sampling agent of a network with ``weights``: a pool's ``index``-th snapshot."""
-    copy = PolicyNet(game, net_cfg)
+def snapshot_agent(game, net_cfg, weights: dict, index: int, seed=None, precision: str = "fp32") -> NeuralAgent:
+    """A sampling agent of a network with ``weights``: a pool's ``index``-th snapshot, its
+    trunk in ``precision`` (:func:`~.config.play_precision`)."""
+    copy = PolicyNet(game, net_cfg).set_precision(precision)
     copy.load_state_dict(weights)
     return NeuralAgent(copy, name=f"snapshot{index}", greedy=False, seed=seed)

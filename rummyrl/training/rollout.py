@@ -23,7 +23,7 @@ from rummyrl import games
 from rummyrl.agents.network import PolicyNet
 from rummyrl.agents.neural import sample_actions
 
-from .config import TrainConfig
+from .config import TrainConfig, play_precision
 from .state import tensor
 
 #: the arrays of a rollout, one row per transition of the learner
@@ -151,14 +151,15 @@ class PolicySide:
     rows it samples the network's policy (on the network's device) and records each
     decision, with its mask and per-action input, in ``rollout``."""
 
-    def __init__(self, net: PolicyNet, rollout: Rollout, rng: np.random.Generator):
+    def __init__(self, net: PolicyNet, rollout: Rollout, rng: np.random.Generator, precision: str = "fp32"):
         self.net, self.rollout, self.rng = net, rollout, rng
         self.device = next(net.parameters()).device  # the learner's device in process, the CPU in a Ray worker
+        self.precision = play_precision(precision, self.device)  # the trunk's while it plays (TrainConfig.precision)
 
     def act(self, step: int, lanes: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray,
             prior: np.ndarray) -> np.ndarray:
         dev = self.device
-        with torch.no_grad():
+        with torch.no_grad(), self.net.computing(self.precision):
             logits, value = self.net(torch.from_numpy(obs).to(dev), torch.from_numpy(prior).to(dev),
                                      torch.from_numpy(mask).to(dev))
             logp_all = torch.log_softmax(logits, 1).cpu().numpy()

@@ -159,7 +159,7 @@ class Trainer:
         torch.set_rng_state(data["rng"]["torch_global"])
         self.pool.snapshots = []
         for i, snap in enumerate(data["pool"]):
-            agent = snapshot_agent(self.net.game, self.net.cfg, snap["model"], i)
+            agent = snapshot_agent(self.net.game, self.net.cfg, snap["model"], i, precision=self.pool.precision)
             set_rng_state(agent.rng, snap["rng"])
             self.pool.snapshots.append(agent)
         self.pool.record = [[0, 0] for _ in self.pool.snapshots]  # the lanes' state holds the counts
