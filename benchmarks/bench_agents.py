@@ -1,12 +1,15 @@
 """Decisions per second of the agents, batched: the baselines, the trained networks (with the
 expert's preference as input, and plain) and search; prints a markdown table.
 
-    python benchmarks/bench_agents.py [--batch 1024] [--repeat 3] [--game gin] [--agent NAME=SPEC ...]
+    python benchmarks/bench_agents.py [--batch 1024] [--calls 5] [--repeat 3] [--game gin] [--agent NAME=SPEC ...]
 
 Each agent decides for the same ``--batch`` positions (taken from expert-vs-expert games,
 every phase of a hand; in Rummy from 400 moves of each game, so that late rounds with a
-turned-over stock, where ``planner`` races, are among them), in rounds that alternate between the agents; a row is the agent's
-best round of ``--repeat`` (a shared machine's slow spells then fall on all of them).
+turned-over stock, where ``planner`` races, are among them), ``--calls`` batches in a row
+(as a tournament or a training run calls it: one batch alone after another agent's measures
+the caches that agent emptied more than the agent), in rounds that alternate between the
+agents; a row is the agent's best round of ``--repeat`` (a shared machine's slow spells then
+fall on all of them).
 ``pretrained`` is the shipped network (``pretrained-plain`` the plain one, where a game has it), and the row after the baselines' the tuned rule whose
 preference it reads (``expert:lookahead=4,...`` in Gin); ``network (plain)`` an untrained plain network of
 the same width (its cost does not depend on its weights). Search decides for 1/16 of the
@@ -57,6 +60,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--calls", type=int, default=5, help="batches each agent decides in a row per round (default 5)")
     ap.add_argument("--game", default="gin", choices=games.names())
     ap.add_argument("--json", type=Path, help="also write the table to this JSON file (for docs/results)")
     ap.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
@@ -92,17 +96,20 @@ def main(argv=None) -> int:
         agents["network (expert_plan)"] = NeuralAgent(PolicyNet(args.game, planned))
     agents.update({name: load_agent(spec, game=args.game, seed=0) for name, spec in extra.items()})
     agents["search"] = load_agent("search", game=args.game, seed=0)
-    for a in agents.values():  # compile and warm up
-        a.act(obs[:16], masks[:16])
+    for name, a in agents.items():  # compile and warm up, at the batch measured
+        a.act(obs[:16] if name == "search" else obs, masks[:16] if name == "search" else masks)
     best = {name: 0.0 for name in agents}
     for _ in range(args.repeat):
         for name, agent in agents.items():
-            n = max(args.batch // 16, 1) if name == "search" else args.batch
+            # each agent decides --calls batches in a row, as a tournament calls it: the first
+            # batch after another agent's pays for the caches that agent emptied
+            n, calls = (max(args.batch // 16, 1), 1) if name == "search" else (args.batch, args.calls)
             t0 = time.perf_counter()
-            agent.act(obs[:n], masks[:n])
-            best[name] = max(best[name], n / (time.perf_counter() - t0))
-    print(f"{args.game}: decisions per second, batches of {args.batch} positions "
-          f"(search: {max(args.batch // 16, 1)}), best of {args.repeat} alternating rounds, torch on 1 thread\n")
+            for _ in range(calls):
+                agent.act(obs[:n], masks[:n])
+            best[name] = max(best[name], n * calls / (time.perf_counter() - t0))
+    print(f"{args.game}: decisions per second, batches of {args.batch} positions, {args.calls} in a row "
+          f"(search: one of {max(args.batch // 16, 1)}), best of {args.repeat} alternating rounds, torch on 1 thread\n")
     print("| agent | decisions / s |")
     print("| --- | ---: |")
     for name, rate in best.items():
@@ -111,7 +118,7 @@ def main(argv=None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
             "game": args.game, "batch": args.batch, "search_batch": max(args.batch // 16, 1),
-            "repeat": args.repeat, "torch_threads": 1, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+            "repeat": args.repeat, "calls": args.calls, "torch_threads": 1, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
             "measured": time.strftime("%Y-%m-%d"), "decisions_per_second": best}, indent=2) + "\n")
     return 0
 

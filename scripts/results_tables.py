@@ -1361,9 +1361,10 @@ table("plain_speed", DynTable(_speedup_rows,
 table("plain_speed_overlap", DynTable(
     lambda ctx: _speedup_rows(ctx, "bench_train_compare_overlap.json"),
     note="benchmarks/compare.py running benchmarks/bench_train.py (10 updates after 3) on the issue's starting commit "
-         "(before) and this one (after: overlap and bf16), alternating, 3 rounds, each number the largest of its "
-         "rounds. With overlap the learner's seconds run beside the rollout's, so the parts add up to more than an "
-         "update, and the rest of the rollout includes the wait for the learner."))
+         "(before) and this one (after: overlap, bf16 learning and playing, the snapshots stacked), alternating, 3 "
+         "rounds, each number the largest of its rounds. With overlap the learner's seconds run beside the rollout's, "
+         "so the parts add up to more than an update, and the rest of the rollout includes the wait for the learner "
+         "and the snapshots' stacked pass."))
 
 table("plain_speed_overlap_pool", DynTable(
     lambda ctx: _speedup_rows(ctx, "bench_train_compare_overlap_pool.json"),
@@ -1478,8 +1479,8 @@ def _bench_agents_rows(game: str):
 for _g in ("gin", "rummy"):
     table(f"bench_agents_{_g}", DynTable(
         _bench_agents_rows(_g),
-        note="benchmarks/bench_agents.py --json: batches of 1,024 positions (search: 64), the best of 3 rounds that "
-             "alternate between the agents, torch on one thread. `pretrained` and `pretrained-plain` are the shipped "
+        note="benchmarks/bench_agents.py --json: batches of 1,024 positions, 5 in a row (search: one of 64), the best "
+             "of 3 rounds that alternate between the agents, torch on one thread. `pretrained` and `pretrained-plain` are the shipped "
              "networks, a row `... before compression` the network it was distilled from, `network (...)` an "
              "untrained network of that kind and width."))
 
@@ -1525,7 +1526,7 @@ table("compressed", DynTable(
     _compressed_rows,
     note="Win rates: 2,000 duplicate games to the target on the deals of seed 20011 (Gin to 100, Rummy four players "
          "to 200), teacher and student on the same deals. Decisions per second: benchmarks/bench_agents.py, batches "
-         "of 1,024, one torch thread, teacher and student in the same run (the teachers as `--agent` rows). "
+         "of 1,024, 5 in a row, one torch thread, teacher and student in the same run (the teachers as `--agent` rows). "
          "Agreement: the share of the held-out games' positions where the student's greedy move is the teacher's "
          "(the epoch kept; untrained, the student plays the argmax of its features)."))
 
