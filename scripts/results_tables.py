@@ -1379,7 +1379,12 @@ def _at(path: str, point, key: str) -> Cell:
 
 table("plain_fast_final", Table(
     ["network", "minutes", "env steps", "against simple", "against expert"],
-    [["overlap, bf16: best checkpoint (its last)", _at(_PL + "gin_fast_curve.json", lambda d: d["points"][-1], "minutes"),
+    [["overlap, bf16 learning and playing: best checkpoint (its last)",
+      _at(_PL + "gin_fast_play_curve.json", lambda d: d["points"][-1], "minutes"),
+      _at(_PL + "gin_fast_play_curve.json", lambda d: d["points"][-1], "step"),
+      WR(pairing(_PL + "gin_fast_play/results.json", "policy", "simple")),
+      WR(pairing(_PL + "gin_fast_play/results.json", "policy", "expert"))],
+     ["overlap, bf16 learning: best checkpoint (its last)", _at(_PL + "gin_fast_curve.json", lambda d: d["points"][-1], "minutes"),
       _at(_PL + "gin_fast_curve.json", lambda d: d["points"][-1], "step"),
       WR(pairing(_PL + "gin_fast/results.json", "policy", "simple")),
       WR(pairing(_PL + "gin_fast/results.json", "policy", "expert"))],
@@ -1397,9 +1402,11 @@ table("plain_fast_final", Table(
 
 table("plain_fast_curve", DynTable(
     lambda ctx: _merge_curves(ctx, [("in turn, float32 (the shipped network's run)", _PL + "gin_curriculum_curve.json"),
-                                    ("overlap, bf16", _PL + "gin_fast_curve.json")]),
-    note="configs/gin_rummy_plain.yaml as shipped (overlap and bf16) beside the run that made pretrained-plain "
-         "(the same config played and learned in turn in float32). Each point: the greedy network on the same fixed "
+                                    ("overlap, bf16 learning", _PL + "gin_fast_curve.json"),
+                                    ("overlap, bf16 learning and playing", _PL + "gin_fast_play_curve.json")]),
+    note="configs/gin_rummy_plain.yaml as shipped (overlap, bf16 learning and playing, 15 minutes), the same with "
+         "playing in float32 (the config before it, 20 minutes), and the run that made pretrained-plain (the same "
+         "config played and learned in turn in float32). Each point: the greedy network on the same fixed "
          "evaluation deals, games to 100; compare rows at equal env steps, not only at equal minutes."))
 
 
