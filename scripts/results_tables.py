@@ -1291,12 +1291,15 @@ table("plain_gin_curves", DynTable(
 
 
 def _merge_curves(ctx, runs):
-    header, rows = None, []
-    for label, path in runs:
-        h, align, rs = _curve_rows(path)(ctx)
-        header = ["run"] + h
-        rows += [[label] + r for r in rs]
-    return header, "l" + align, rows
+    """Curves of several runs in one table, a column naming the run; where the runs' points
+    were measured on different numbers of games, each run's label says its number."""
+    parts = [(label, path, *_curve_rows(path)(ctx)) for label, path in runs]
+    if len({tuple(h) for _, _, h, _, _ in parts}) == 1:
+        return ["run"] + parts[0][2], "l" + parts[0][3], [[label] + r for label, _, _, _, rs in parts for r in rs]
+    header = [re.sub(r" \([\d,]+ games\)$", "", c) for c in parts[0][2]]
+    rows = [[f"{label} ({fmt_int(ctx.load(path)['games_per_point'])} games a point)"] + r
+            for label, path, _, _, rs in parts for r in rs]
+    return ["run"] + header, "l" + parts[0][3], rows
 
 
 table("plain_gin_final", Table(
@@ -1329,11 +1332,18 @@ table("plain_gin_budgets", DynTable(
 
 table("plain_rummy", Table(
     ["network", "against", "games", "games won (chance 25%)"],
-    [["plain Rummy network, best checkpoint", f"three {o}", GAMES(pairing(_PL + "rummy/results.json", "rummy/best", o)),
-      WR(pairing(_PL + "rummy/results.json", "rummy/best", o))] for o in ("simple", "expert")],
-    align="llrl"))
+    [[label, f"three {o}", GAMES(pairing(path, agent, o)), WR(pairing(path, agent, o))]
+     for label, path, agent in (("3 epochs at 0.001, overlap, bf16: best checkpoint", _PL + "rummy_ep3/results.json",
+                                 "policy"),
+                                ("1 epoch at 0.0005: best checkpoint", _PL + "rummy/results.json", "rummy/best"))
+     for o in ("simple", "expert")],
+    align="llrl", note="2,000 duplicate games to 200 on fresh deals each, one seat of four."))
 
-table("plain_rummy_curve", DynTable(_curve_rows(_PL + "rummy_curve.json")))
+table("plain_rummy_curve", DynTable(
+    lambda ctx: _merge_curves(ctx, [("3 epochs at 0.001, overlap, bf16", _PL + "rummy_ep3_curve.json"),
+                                    ("1 epoch at 0.0005", _PL + "rummy_curve.json")]),
+    note="The network alone, greedy, in one seat against three copies of each baseline, on the same fixed "
+         "evaluation deals at every point."))
 
 
 #: the columns of benchmarks/bench_train.py's table, as compare.py numbers them
