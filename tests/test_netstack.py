@@ -15,7 +15,6 @@ from rummyrl.agents.network import NetConfig, NetStack, PolicyNet
 from rummyrl.agents.neural import NeuralAgent
 from rummyrl.training.pool import SNAPSHOT, OpponentPool
 
-from test_precision import gin_batch  # noqa: F401 (a fixture)
 from test_train import TINY
 
 CONFIGS = {
