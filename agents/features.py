@@ -9,7 +9,8 @@ features           per action
 ``none``           nothing (0 for a legal action)
 =================  ===========================================================================
 
-Illegal actions read :data:`PRIOR_ILLEGAL`. Every function here is numpy: the rule agents
+Illegal actions read :data:`PRIOR_ILLEGAL`. The first ``A`` columns are one per action; a game's
+engine features may add columns that also score actions (:func:`feature_width`). Every function here is numpy: the rule agents
 and the features need no torch. The game registry names each game's preference functions
 (``Game.preferences``) and engine features, so nothing here branches on a game's name.
 """
@@ -72,9 +73,18 @@ def expert_prior(game, observations: np.ndarray, masks: np.ndarray, params=None)
     return np.maximum(pref, PRIOR_ILLEGAL, out=pref)
 
 
+def feature_width(kind: str, game) -> int:
+    """Columns of :func:`action_features` of ``kind``: one per action, and with the engine's
+    features the columns its game adds (``Game.feature_actions``; Rummy's loose cards and
+    outs of the draws and discards)."""
+    g = games.get(game)
+    return len(g.feature_actions) if kind == "engine" else g.num_actions
+
+
 def action_features(kind: str, game, observations: np.ndarray, masks: np.ndarray,
                     expert_params: str = "") -> np.ndarray:
-    """What a network with ``NetConfig.features == kind`` is given per action, ``(B, A)``.
+    """What a network with ``NetConfig.features == kind`` is given per action, ``(B, F)``
+    (:func:`feature_width`; the first ``A`` columns one per action).
     ``expert_params``: ``NetConfig.expert_params``, the expert's parameters in the expert's
     features (``""``: the ``expert`` baseline's). The network checked ``kind`` when it was
     built (:func:`check_features`), so a rollout does not check it at every batch."""

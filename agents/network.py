@@ -28,7 +28,7 @@ from torch import nn
 
 from rummyrl import games, melds
 
-from .features import EXPERT_FEATURES, check_features
+from .features import EXPERT_FEATURES, check_features, feature_width
 
 ILLEGAL_LOGIT = -1e9
 
@@ -78,8 +78,10 @@ class NetConfig:
     """What the network gets per action beside the observation: ``expert`` (the expert's
     preference, also the prior of ``prior_scale``), ``expert_plan`` (Rummy: the same, with
     draws at a known stock scored by a race along it, the ``planner`` baseline's),
-    ``engine`` (the deadwood after each discard and after taking the face-up card; Gin) or
-    ``none``. Only the first two put the expert in the network."""
+    ``engine`` (facts of the meld arithmetic, :mod:`rummyrl.engine_features`: the deadwood
+    after each discard and after taking the face-up card; in Rummy also the loose cards and
+    outs of the hand each draw or discard leaves) or ``none``. Only the first two put the
+    expert in the network."""
     expert_params: str = ""
     """With the expert's features: the expert's parameters in them, as in the agent names
     ``expert:lookahead=4,w_danger=3`` (Gin, :func:`~rummyrl.agents.gin_expert.parse_params`)
@@ -89,7 +91,8 @@ class NetConfig:
     """Whether the trunk reads the per-action features beside the observation. ``false``:
     it reads the observation alone, and the features reach the logits only through
     ``prior_scale`` (and the card head, or the engine features' weights). In Rummy the
-    features (one per action, 1,267) are most of the trunk's input and of its cost."""
+    features (1,267 columns, one per action; 1,375 with the engine's) are most of the trunk's
+    input and of its cost, and most of them are an illegal action's constant."""
 
     def check(self, game) -> "NetConfig":
         """Raise ValueError naming the first field that does not hold a usable network of
@@ -148,7 +151,7 @@ class PolicyNet(nn.Module):
         game = games.get(game)
         cfg.check(game)  # here, not at the first move
         self.game, self.cfg = game, cfg
-        in_dim = game.obs_dim + (game.num_actions if cfg.trunk_features else 0)
+        in_dim = game.obs_dim + (feature_width(cfg.features, game) if cfg.trunk_features else 0)
         layers, d = [], in_dim
         for _ in range(cfg.layers):
             layers += [nn.Linear(d, cfg.hidden), nn.ReLU()]
@@ -158,11 +161,15 @@ class PolicyNet(nn.Module):
         nn.init.zeros_(self.policy.weight)
         nn.init.zeros_(self.policy.bias)
         if cfg.features == "engine":
-            # a learned weight per kind of action (Gin: draw, discard, knock) on its engine
-            # feature, straight into the logit: from 0 (the untrained network is uniform),
-            # shared by the 52 cards so that one lesson ("keep the deadwood low") is learned once
+            # a learned weight per kind of column (Gin: draw, discard, knock) on its engine
+            # feature, straight into the logit of the action it scores: from 0 (the untrained
+            # network is uniform), shared by the 52 cards so that one lesson ("keep the
+            # deadwood low") is learned once. Columns past the A actions (Rummy's loose cards
+            # and outs) add to the logits of the actions game.feature_actions names.
             group = torch.tensor(game.feature_groups, dtype=torch.long)
             self.register_buffer("feature_group", group, persistent=False)
+            extra = torch.tensor(game.feature_actions[game.num_actions:], dtype=torch.long)
+            self.register_buffer("feature_extra", extra, persistent=False)
             self.feature_skip = nn.Parameter(torch.zeros(int(group.max()) + 1))
         self.cards = CardHead(game, cfg.card_channels, d) if cfg.card_head else None
         self.value = nn.Linear(d, 1)
@@ -231,6 +238,10 @@ class PolicyNet(nn.Module):
             logit += self.cfg.prior_scale * p
         if self.cfg.features == "engine":
             logit += self.feature_skip[self.feature_group[c]] * p.clamp(-30.0, 20.0)
+            if self.feature_extra.numel():  # the added columns, summed per action (the first few)
+                span = int(self.feature_extra.max()) + 1
+                extra = self._extra_facts(prior, span)
+                logit += torch.where(c < span, extra[r, c.clamp(max=span - 1)], 0.0)
         B = obs.shape[0]
         best = torch.full((B,), -torch.inf, dtype=logit.dtype).scatter_reduce(0, r, logit, "amax")
         first = torch.where(logit == best[r], c, mask.shape[1])  # ties: the first, as argmax takes
@@ -269,8 +280,19 @@ class PolicyNet(nn.Module):
         if self.cfg.prior_scale:
             logits = logits.add_(prior, alpha=self.cfg.prior_scale)
         if self.cfg.features == "engine":
-            logits = logits.addcmul_(prior.clamp(-30.0, 20.0), self.feature_skip[self.feature_group])
+            A = logits.shape[1]
+            logits = logits.addcmul_(prior[:, :A].clamp(-30.0, 20.0), self.feature_skip[self.feature_group[:A]])
+            if self.feature_extra.numel():
+                span = int(self.feature_extra.max()) + 1
+                logits[:, :span] += self._extra_facts(prior, span)
         return torch.where(mask, logits, ILLEGAL_LOGIT)  # masked_fill's values, without the ~mask pass
+
+    def _extra_facts(self, prior: torch.Tensor, span: int) -> torch.Tensor:
+        """``(B, span)``: the weighted engine feature columns past the first ``A``, summed
+        into the first ``span`` actions they score."""
+        A = self.game.num_actions
+        weighted = prior[:, A:].clamp(-30.0, 20.0) * self.feature_skip[self.feature_group[A:]]
+        return weighted.new_zeros(prior.shape[0], span).index_add_(1, self.feature_extra, weighted)
 
 
 class NetStack:
@@ -297,6 +319,7 @@ class NetStack:
                        for i in range(len(layers[0]))]
         self.skip = (torch.stack([n.feature_skip.detach()[n.feature_group] for n in nets])[:, None]
                      if self.cfg.features == "engine" else None)
+        self.extra = first.feature_extra if self.skip is not None else None
 
     @staticmethod
     def supports(net: PolicyNet) -> bool:
@@ -324,7 +347,11 @@ class NetStack:
         if self.cfg.prior_scale:
             logits.add_(p, alpha=self.cfg.prior_scale)
         if self.skip is not None:
-            logits.addcmul_(p.clamp(-30.0, 20.0), pick(self.skip))
+            A = logits.shape[2]
+            weighted = p.clamp(-30.0, 20.0) * pick(self.skip)
+            logits.add_(weighted[..., :A])
+            if self.extra.numel():
+                logits.index_add_(2, self.extra, weighted[..., A:])
         logits = torch.where(torch.from_numpy(mask)[idx], logits, ILLEGAL_LOGIT)
         return [logits[i, :len(g)].numpy() for i, g in enumerate(groups)]
 

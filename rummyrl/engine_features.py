@@ -2,9 +2,11 @@
 
 A network with no expert in it (``NetConfig.features = "engine"``) reads these beside the
 observation: what each action does to the hand's deadwood, computed by the engine's own
-meld solver (:mod:`rummyrl.melds`). The game registry names each game's function
-(``Game.engine_features``) and the kinds of action whose feature gets its own learned
-weight (``Game.feature_groups``).
+meld solver (:mod:`rummyrl.melds`), and in Rummy also the loose cards and the outs of the
+hand each draw or discard leaves. They are counts, not preferences: how much each one
+matters is the network's to learn. The game registry names each game's function
+(``Game.engine_features``), the action each feature column scores (``Game.feature_actions``)
+and the kinds of column that get their own learned weight (``Game.feature_groups``).
 """
 
 from __future__ import annotations
@@ -23,12 +25,36 @@ GIN_FEATURE_GROUPS[gin.DISCARD:gin.KNOCK] = 1
 GIN_FEATURE_GROUPS[gin.KNOCK:gin.BIG_GIN] = 2
 GIN_FEATURE_GROUPS.setflags(write=False)
 
-#: Rummy: 1 discards, 2 melds, 3 lay-offs, 0 the draws
-RUMMY_FEATURE_GROUPS = np.zeros(rummy.NUM_ACTIONS, np.int64)
+#: Gin: the action each feature column scores (one column per action)
+GIN_FEATURE_ACTIONS = np.arange(gin.NUM_ACTIONS)
+GIN_FEATURE_ACTIONS.setflags(write=False)
+
+#: Rummy's actions that also get the hand's loose cards and outs (:func:`rummy_features`):
+#: the draws and the discards, actions 0..53
+RUMMY_HAND_ACTIONS = np.arange(rummy.MELD)
+_H = RUMMY_HAND_ACTIONS.size
+#: Rummy: the action each feature column scores: the deadwood of every action, then the
+#: loose cards and the outs of the draws and discards
+RUMMY_FEATURE_ACTIONS = np.concatenate([np.arange(rummy.NUM_ACTIONS), RUMMY_HAND_ACTIONS, RUMMY_HAND_ACTIONS])
+RUMMY_FEATURE_ACTIONS.setflags(write=False)
+#: Rummy, per column: deadwood of 0 the draws, 1 discards, 2 melds, 3 lay-offs; loose cards
+#: of 4 the draws, 5 discards; outs of 6 the draws, 7 discards
+RUMMY_FEATURE_GROUPS = np.zeros(RUMMY_FEATURE_ACTIONS.size, np.int64)
 RUMMY_FEATURE_GROUPS[rummy.DISCARD:rummy.MELD] = 1
 RUMMY_FEATURE_GROUPS[rummy.MELD:rummy.LAYOFF] = 2
-RUMMY_FEATURE_GROUPS[rummy.LAYOFF:] = 3
+RUMMY_FEATURE_GROUPS[rummy.LAYOFF:rummy.NUM_ACTIONS] = 3
+for _first, _column in ((4, rummy.NUM_ACTIONS), (6, rummy.NUM_ACTIONS + _H)):
+    RUMMY_FEATURE_GROUPS[_column:_column + _H] = _first
+    RUMMY_FEATURE_GROUPS[_column + rummy.DISCARD:_column + _H] = _first + 1
 RUMMY_FEATURE_GROUPS.setflags(write=False)
+
+#: the three-card melds as rows of a (M3, 52) matrix: a card lies in some meld of a hand
+#: exactly when it lies in a three-card one (a longer run holds a window of three around
+#: each of its cards, a set of four a set of three with each), and a card completes a
+#: meld with a hand exactly when it completes a three-card one with two of its cards
+_MELDS3 = np.zeros((sum(len(m) == 3 for m in melds.MELDS), 52), np.float32)
+for _i, _m in enumerate(m for m in melds.MELDS if len(m) == 3):
+    _MELDS3[_i, list(_m)] = 1.0
 
 _VALUE = np.asarray(VALUE, np.float32)
 #: the points of each meld's cards
@@ -71,13 +97,53 @@ def gin_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.where(masks, np.maximum(out, ILLEGAL), ILLEGAL).astype(np.float32)
 
 
+def hand_facts(hands: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(loose, outs)``, each ``(n,)`` float32, of the hands ``(n, 52)`` bool: the cards of
+    the hand that lie in no meld inside it (C-3), and the ``live`` cards (``(n, 52)`` bool)
+    that would each complete a meld with cards of the hand."""
+    loose = (hands & ~melds.meldable(hands)).sum(1)
+    two = (hands.astype(np.float32) @ _MELDS3.T) == 2  # three-card melds that lack one card
+    completes = (two.astype(np.float32) @ _MELDS3) > 0
+    outs = (completes & ~hands & live).sum(1)
+    return loose.astype(np.float32), outs.astype(np.float32)
+
+
+def _rummy_hand_columns(obs: np.ndarray, masks: np.ndarray, hands: np.ndarray) -> np.ndarray:
+    """``(B, 2 * 54)``: minus the loose cards, then the outs (:func:`hand_facts`, the live
+    cards being the observation's ``unseen``) of the hand each draw or discard leaves: a
+    discard's hand without its card, the face-up card's with it (before the discard that
+    follows), the stock's as it stands; :data:`ILLEGAL` where the action is not legal."""
+    out = np.full((masks.shape[0], 2 * _H), ILLEGAL, np.float32)
+    rows, actions = np.nonzero(masks[:, :_H])
+    if rows.size:
+        after = hands[rows]
+        k = np.arange(rows.size)
+        thrown = actions >= rummy.DISCARD
+        after[k[thrown], actions[thrown] - rummy.DISCARD] = False
+        taken = np.flatnonzero(actions == rummy.TAKE_DISCARD)
+        after[taken, obs[rows[taken], rummy.OBS_LAYOUT["top_discard"]].argmax(1)] = True
+        loose, outs = hand_facts(after, obs[rows, rummy.OBS_LAYOUT["unseen"]] > 0.5)
+        out[rows, actions] = -loose
+        out[rows, _H + actions] = outs
+    return out
+
+
 def rummy_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Rummy, ``(B, A)`` float32, higher is better, illegal actions read :data:`ILLEGAL`,
-    each a quarter of a count of points: for a discard of card ``c``, minus the deadwood
-    left without ``c`` (the points no meld of the rest can hold); for a meld or a lay-off,
-    minus the points still in the hand after it (what the hand pays if another player goes
-    out now); for drawing from the stock, minus the hand's deadwood as it is; for taking the
-    face-up card, minus the lowest deadwood after taking it and discarding another card."""
+    """Rummy, ``(B, A + 2 * 54)`` float32, the columns scoring the actions
+    :data:`RUMMY_FEATURE_ACTIONS` names, illegal actions read :data:`ILLEGAL`.
+
+    The first ``A``, one per action, higher is better, each a quarter of a count of points:
+    for a discard of card ``c``, minus the deadwood left without ``c`` (the points no meld of
+    the rest can hold); for a meld or a lay-off, minus the points still in the hand after it
+    (what the hand pays if another player goes out now); for drawing from the stock, minus
+    the hand's deadwood as it is; for taking the face-up card, minus the lowest deadwood
+    after taking it and discarding another card.
+
+    Then, for the 54 draws and discards, what going out takes (R-6: every card melded) and
+    the points do not say: minus the loose cards of the hand the action leaves, and its outs
+    (:func:`_rummy_hand_columns`). Deadwood alone would throw a high card of a pair before a
+    low card that fits nothing, and rates a face-up card that melds no higher than one that
+    is merely low."""
     obs = np.asarray(observations)
     masks = np.asarray(masks, bool)
     hands = obs[:, rummy.OBS_LAYOUT["hand"]] > 0.5
@@ -103,4 +169,5 @@ def rummy_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         best = melds.deadwood_after_discard(with_top).astype(np.float32)
         best[np.arange(taking.size), top] = np.inf  # the card just taken stays for the turn (C-4)
         out[taking, rummy.TAKE_DISCARD] = -0.25 * best.min(1)
-    return np.maximum(out, ILLEGAL, out=out)
+    np.maximum(out, ILLEGAL, out=out)
+    return np.concatenate([out, _rummy_hand_columns(obs, masks, hands)], axis=1)

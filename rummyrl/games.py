@@ -90,10 +90,14 @@ class Game:
     belief_options: tuple[str, ...]
     """The search options that ``beliefs.sample_worlds`` takes."""
     engine_features: Callable | None
-    """``(observations, masks) -> (B, A)`` per-action facts of the meld arithmetic for a
+    """``(observations, masks) -> (B, F)`` per-action facts of the meld arithmetic for a
     network with no expert in it (``rummyrl.engine_features``), or None."""
     feature_groups: np.ndarray | None
-    """``(A,)`` the kind of each action whose engine feature gets its own weight."""
+    """``(F,)`` per column of the engine features: the kind of column that gets its own weight."""
+    feature_actions: np.ndarray | None
+    """``(F,)`` per column of the engine features: the action whose logit it scores (the
+    first ``A`` columns are the actions in order; Rummy adds columns for the draws and
+    discards)."""
     agents: Mapping[str, str] = field(default_factory=dict)
     """Rule agents: name -> entry point of the class, constructed as ``cls(params=...)``."""
     preferences: Mapping[str, str] = field(default_factory=dict)
@@ -287,6 +291,7 @@ register(Game(
     belief_options=("beta", "gamma", "steps", "knock"),
     engine_features=engine_features.gin_features,
     feature_groups=engine_features.GIN_FEATURE_GROUPS,
+    feature_actions=engine_features.GIN_FEATURE_ACTIONS,
     agents=MappingProxyType({
         "simple": "rummyrl.agents.gin_simple:SimpleGinAgent",
         "expert": "rummyrl.agents.gin_expert:ExpertGinAgent",
@@ -331,6 +336,7 @@ register(Game(
     belief_options=("beta", "oversample"),
     engine_features=engine_features.rummy_features,
     feature_groups=engine_features.RUMMY_FEATURE_GROUPS,
+    feature_actions=engine_features.RUMMY_FEATURE_ACTIONS,
     agents=MappingProxyType({
         "simple": "rummyrl.agents.rummy_simple:SimpleRummyAgent",
         "expert": "rummyrl.agents.rummy_expert:ExpertRummyAgent",

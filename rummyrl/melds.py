@@ -349,6 +349,12 @@ def _meldable(masks: np.ndarray) -> np.ndarray:
     return MELDABLE13[masks] | (masks & three[:, None])
 
 
+def meldable(hands: np.ndarray) -> np.ndarray:
+    """``(B, 52)`` bool: the cards of each hand (``(B, 52)`` bool) that lie in at least one
+    meld (C-3) inside it."""
+    return unpack_masks(_meldable(suit_masks(hands)))
+
+
 def deadwood_after_discard(hands: np.ndarray, limit: int | None = None) -> np.ndarray:
     """``(B, 52)``: the minimum deadwood of each hand without card ``c``, for each held ``c``.
 

@@ -20,6 +20,7 @@ from test_train import TINY
 CONFIGS = {
     "gin plain": ("gin", NetConfig(hidden=32, layers=2, prior_scale=0.0, features="engine")),
     "gin expert prior": ("gin", NetConfig(hidden=24, layers=3, prior_scale=1.0, features="expert")),
+    "rummy plain": ("rummy", NetConfig(hidden=16, layers=2, prior_scale=0.0, features="engine")),
     "rummy, trunk without features": ("rummy", NetConfig(hidden=16, layers=2, prior_scale=0.0, features="engine",
                                                          trunk_features=False)),
 }

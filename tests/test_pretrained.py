@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import torch
 import pytest
 
 from rummyrl import gin, rummy
@@ -62,17 +63,24 @@ def _random_positions(game: str, n: int, seed: int):
     return np.concatenate(obs), np.concatenate(masks)
 
 
-@pytest.mark.parametrize("game, spec, net", [
-    ("gin", "pretrained", None), ("gin", "pretrained-plain", None), ("rummy", "pretrained", None),
+@pytest.mark.parametrize("game, spec, net, shaken", [
+    ("gin", "pretrained", None, False), ("gin", "pretrained-plain", None, False), ("rummy", "pretrained", None, False),
     # untrained: the head is zero, so actions tie on their features and the first must win
-    ("rummy", None, NetConfig(hidden=8, layers=1, prior_scale=0.0, features="engine", trunk_features=False)),
-    ("rummy", None, NetConfig(hidden=8, layers=1, prior_scale=1.0, features="expert", trunk_features=False)),
-    ("gin", None, NetConfig(hidden=8, layers=1, card_head=True, card_channels=4, prior_scale=1.0)),
+    ("rummy", None, NetConfig(hidden=8, layers=1, prior_scale=0.0, features="engine", trunk_features=False), False),
+    ("rummy", None, NetConfig(hidden=8, layers=1, prior_scale=1.0, features="expert", trunk_features=False), False),
+    ("gin", None, NetConfig(hidden=8, layers=1, card_head=True, card_channels=4, prior_scale=1.0), False),
+    # every weight random, the engine features' too (Rummy's columns past the actions included)
+    ("rummy", None, NetConfig(hidden=8, layers=1, prior_scale=0.0, features="engine"), True),
 ])
-def test_a_greedy_network_plays_the_argmax_of_its_logits(game, spec, net):
+def test_a_greedy_network_plays_the_argmax_of_its_logits(game, spec, net, shaken):
     """PolicyNet.greedy (the legal actions only, or the whole head where that is cheaper) picks
     what argmax over forward's logits picks, ties to the first, on positions of every phase."""
     agent = load_agent(spec, game=game) if spec else NeuralAgent(PolicyNet(game, net))
+    if shaken:
+        torch.manual_seed(0)
+        with torch.no_grad():
+            for p in agent.net.parameters():
+                p.normal_(0.0, 0.3)
     obs, masks = _random_positions(game, 128, seed=5)
     obs, masks = agent.check_batch(obs, masks)
     prior = agent.features(obs, masks)

@@ -27,7 +27,7 @@ import numpy as np
 
 from rummyrl import games
 from rummyrl.agents import load_agent
-from rummyrl.agents.features import action_features, expert_prior
+from rummyrl.agents.features import action_features, expert_prior, feature_width
 from rummyrl.agents.network import PolicyNet
 from rummyrl.envs.batched import SelfPlay
 
@@ -130,12 +130,12 @@ class Lanes:
                 self.seat[done] = self.rng.integers(0, cfg.num_players, done.size)
 
     def features(self, obs: np.ndarray, mask: np.ndarray, learner: np.ndarray) -> np.ndarray:
-        """``(B, A)`` float32, once per step: the network's per-action input
-        (``net.features``) at the rows a network plays (the learner's and the snapshots'),
-        the ``expert`` baseline's preference at the expert's rows (it plays its argmax), 0
-        elsewhere; each kind in one batched pass."""
+        """``(B, F)`` float32 (:func:`feature_width`), once per step: the network's
+        per-action input (``net.features``) at the rows a network plays (the learner's and
+        the snapshots'), the ``expert`` baseline's preference in the first ``A`` columns at the
+        expert's rows (it plays its argmax), 0 elsewhere; each kind in one batched pass."""
         net = self.cfg.net
-        out = np.zeros(mask.shape, np.float32)
+        out = np.zeros((mask.shape[0], feature_width(net.features, self.game)), np.float32)
         expert = ~learner & (self.kind == EXPERT)
         rows = learner | (~learner & (self.kind == SNAPSHOT))
         if net.prior_is_expert:  # the network's input is the expert's preference: one pass for both
@@ -143,7 +143,7 @@ class Lanes:
         if rows.any():
             out[rows] = action_features(net.features, self.game, obs[rows], mask[rows], net.expert_params)
         if not net.prior_is_expert and expert.any():
-            out[expert] = expert_prior(self.game, obs[expert], mask[expert])
+            out[expert, :mask.shape[1]] = expert_prior(self.game, obs[expert], mask[expert])
         return out
 
     def _count_deals(self, stats: dict) -> None:

@@ -125,7 +125,7 @@ class OpponentPool:
                 for a, r, z in zip(agents, groups, logits):  # each samples with its own generator, in turn
                     out[r] = self.snapshots[a].choose(z)
             elif k == EXPERT:
-                out[rows] = prior[rows].argmax(1)  # the expert plays the argmax of its preference
+                out[rows] = prior[rows, :mask.shape[1]].argmax(1)  # the expert plays the argmax of its preference
             else:
                 out[rows] = self.baseline(int(k)).act(obs[rows], mask[rows])
         return out

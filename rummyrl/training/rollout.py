@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from rummyrl import games
+from rummyrl.agents.features import feature_width
 from rummyrl.agents.network import PolicyNet
 from rummyrl.agents.neural import sample_actions
 
@@ -43,7 +44,7 @@ class Rollout:
         game = games.get(cfg.game)
         n = cfg.num_envs * cfg.rollout_steps + cfg.num_envs * cfg.num_players
         self.obs = np.zeros((n, game.obs_dim), np.float32)
-        self.prior = np.zeros((n, game.num_actions), np.float16)
+        self.prior = np.zeros((n, feature_width(cfg.net.features, game)), np.float16)
         self.mask = np.zeros((n, game.num_actions), bool)
         self.action = np.zeros(n, np.int64)
         self.logp = np.zeros(n, np.float32)
