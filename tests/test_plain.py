@@ -124,7 +124,67 @@ def test_rummy_features_of_a_scripted_hand():
     assert f[rummy.DISCARD + parse_card("4h")] == -(41 + 3 + 5) / 4
     # laying the run down leaves K K 9 2 Q in the hand: 41 points
     assert f[rummy.MELD + run] == -41 / 4
-    assert (f[~mask[0]] == engine_features.ILLEGAL).all()
+    A = rummy.NUM_ACTIONS
+    assert f.shape == (A + 2 * 54,) and (f[:A][~mask[0]] == engine_features.ILLEGAL).all()
+    # the added columns score the draws and discards only
+    assert (f[A:][engine_features.RUMMY_FEATURE_ACTIONS[A:] >= rummy.MELD] == engine_features.ILLEGAL).all()
+
+
+def _columns(f, action):
+    """(minus the loose cards, the outs) of an action, from Rummy's engine features."""
+    A = rummy.NUM_ACTIONS
+    return f[A + action], f[A + 54 + action]
+
+
+def test_rummy_loose_cards_and_outs_of_the_hand_each_draw_and_discard_leaves():
+    hand = _hand("3h 4h 5h Kc Ks 9c 2s Qd")
+    obs = np.zeros((2, rummy.OBS_DIM), np.float32)
+    obs[0, rummy.OBS_LAYOUT["hand"]] = hand
+    obs[0, rummy.OBS_LAYOUT["unseen"]] = ~hand  # every other card live
+    mask = np.zeros((2, rummy.NUM_ACTIONS), bool)
+    mask[0, rummy.DISCARD + np.flatnonzero(hand)] = True
+    # before the draw, without the 5h, which lies face up
+    before = _hand("3h 4h Kc Ks 9c 2s Qd")
+    obs[1, rummy.OBS_LAYOUT["hand"]] = before
+    obs[1, rummy.OBS_LAYOUT["top_discard"].start + parse_card("5h")] = 1
+    obs[1, rummy.OBS_LAYOUT["unseen"]] = ~before
+    obs[1, rummy.OBS_LAYOUT["unseen"].start + parse_card("5h")] = 0
+    mask[1, [rummy.DRAW_STOCK, rummy.TAKE_DISCARD]] = True
+    f = engine_features.rummy_features(obs, mask)
+    # without the Qd: the run melds, K K 9 2 are loose; 2h and 6h extend the run, Kh and Kd the kings
+    assert _columns(f[0], rummy.DISCARD + parse_card("Qd")) == (-4, 4)
+    # without the 4h: seven loose cards; only the two kings' suits are outs (4h itself is gone)
+    assert _columns(f[0], rummy.DISCARD + parse_card("4h")) == (-7, 2)
+    # taking the 5h makes the run: K K 9 2 Q loose, outs 2h 6h Kh Kd
+    assert _columns(f[1], rummy.TAKE_DISCARD) == (-5, 4)
+    # the stock: the hand as it stands, seven loose cards, outs 2h Kh Kd (the 5h is not live)
+    assert _columns(f[1], rummy.DRAW_STOCK) == (-7, 3)
+    assert _columns(f[1], rummy.DISCARD) == (engine_features.ILLEGAL,) * 2
+
+
+def test_a_fact_rule_plays_first_then_keeps_what_its_weights_say():
+    """docs/research/scripts/fact_rules.py: a rule over the engine's columns lays a meld down
+    before any discard, then throws by its weighted columns (here: the fewest loose cards left,
+    ties to the first card; or the most outs left)."""
+    sys.path.insert(0, str(ROOT / "docs" / "research" / "scripts"))
+    from fact_rules import FactRule
+
+    hand = _hand("3h 4h 5h Kc Ks 9c 2s Qd")
+    obs = np.zeros((1, rummy.OBS_DIM), np.float32)
+    obs[0, rummy.OBS_LAYOUT["hand"]] = hand
+    obs[0, rummy.OBS_LAYOUT["unseen"]] = ~hand
+    mask = np.zeros((1, rummy.NUM_ACTIONS), bool)
+    mask[0, rummy.DISCARD + np.flatnonzero(hand)] = True
+    loose = FactRule("loose", {5: 1.0})
+    # the run's cards leave 7 loose cards, any other 4: the first of those in card order
+    first_loose = min(parse_card(c) for c in "Kc Ks 9c 2s Qd".split())
+    assert loose.act(obs, mask)[0] == rummy.DISCARD + first_loose
+    # the most outs left: not a king (Kh Kd would go) nor a run card
+    kept = FactRule("outs", {7: 1.0}).act(obs, mask)[0] - rummy.DISCARD
+    assert kept in {parse_card(c) for c in "9c 2s Qd".split()}
+    run = next(m for m, cards in enumerate(melds.MELDS) if set(cards) == {parse_card(c) for c in "3h 4h 5h".split()})
+    mask[0, rummy.MELD + run] = True
+    assert loose.act(obs, mask)[0] == rummy.MELD + run
 
 
 def test_gin_features_are_computed_only_where_they_are_legal_and_equal_the_full_computation():
