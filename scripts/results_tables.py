@@ -1333,17 +1333,34 @@ table("plain_gin_budgets", DynTable(
 table("plain_rummy", Table(
     ["network", "against", "games", "games won (chance 25%)"],
     [[label, f"three {o}", GAMES(pairing(path, agent, o)), WR(pairing(path, agent, o))]
-     for label, path, agent in (("3 epochs at 0.001, overlap, bf16: best checkpoint", _PL + "rummy_ep3/results.json",
+     for label, path, agent in (("loose cards and outs, the trunk reading the observation: best checkpoint",
+                                 _PL + "rummy_facts/results.json", "policy"),
+                                ("3 epochs at 0.001, overlap, bf16: best checkpoint", _PL + "rummy_ep3/results.json",
                                  "policy"),
                                 ("1 epoch at 0.0005: best checkpoint", _PL + "rummy/results.json", "rummy/best"))
      for o in ("simple", "expert")],
     align="llrl", note="2,000 duplicate games to 200 on fresh deals each, one seat of four."))
 
 table("plain_rummy_curve", DynTable(
-    lambda ctx: _merge_curves(ctx, [("3 epochs at 0.001, overlap, bf16", _PL + "rummy_ep3_curve.json"),
+    lambda ctx: _merge_curves(ctx, [("loose cards and outs, the trunk reading the observation",
+                                     _PL + "rummy_facts_curve.json"),
+                                    ("loose cards and outs, the trunk reading them (died)",
+                                     _PL + "rummy_facts_trunk_curve.json"),
+                                    ("3 epochs at 0.001, overlap, bf16", _PL + "rummy_ep3_curve.json"),
                                     ("1 epoch at 0.0005", _PL + "rummy_curve.json")]),
     note="The network alone, greedy, in one seat against three copies of each baseline, on the same fixed "
          "evaluation deals at every point."))
+
+table("plain_rummy_fact_rules", DynTable(
+    lambda ctx: (["rule", "weights (per kind of column)", "rounds", "rounds won (chance 25%, less the drawn)"], "llrl",
+                 [[r["rule"] if r["weights"] is None else f"`{r['rule']}`",
+                   "the baseline itself" if r["weights"] is None
+                   else ", ".join(f"{k} {v:g}" for k, v in r["weights"].items()),
+                   fmt_int(r["rounds"]), fmt_ci(r["win_rate"], r["ci95"])]
+                  for r in ctx.load(_PL + "rummy_fact_rules.json")["rules"]]),
+    note="One seat against three `simple`, single rounds on duplicate deals; each rule plays every meld and "
+         "lay-off first, then the argmax of its weighted engine features (`docs/research/scripts/fact_rules.py`). "
+         "The weights are set by hand: what a few learned weights could express, not an agent."))
 
 
 #: the columns of benchmarks/bench_train.py's table, as compare.py numbers them
