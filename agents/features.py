@@ -9,10 +9,11 @@ features           per action
 ``none``           nothing (0 for a legal action)
 =================  ===========================================================================
 
-Illegal actions read :data:`PRIOR_ILLEGAL`. The first ``A`` columns are one per action; a game's
-engine features may add columns that also score actions (:func:`feature_width`). Every function here is numpy: the rule agents
-and the features need no torch. The game registry names each game's preference functions
-(``Game.preferences``) and engine features, so nothing here branches on a game's name.
+Illegal actions read :data:`PRIOR_ILLEGAL`. The first ``A`` columns are one per action; a
+game's engine features may add columns that also score actions (:func:`feature_width`).
+Every function here is numpy: the rule agents and the features need no torch. The game
+registry names each game's preference functions (``Game.preferences``) and engine features,
+so nothing here branches on a game's name.
 """
 
 from __future__ import annotations
