@@ -170,6 +170,8 @@ class PolicyNet(nn.Module):
             self.register_buffer("feature_group", group, persistent=False)
             extra = torch.tensor(game.feature_actions[game.num_actions:], dtype=torch.long)
             self.register_buffer("feature_extra", extra, persistent=False)
+            #: the added columns score actions 0 .. feature_span - 1 (0: there are none)
+            self.feature_span = int(extra.max()) + 1 if extra.numel() else 0
             self.feature_skip = nn.Parameter(torch.zeros(int(group.max()) + 1))
         self.cards = CardHead(game, cfg.card_channels, d) if cfg.card_head else None
         self.value = nn.Linear(d, 1)
@@ -238,10 +240,9 @@ class PolicyNet(nn.Module):
             logit += self.cfg.prior_scale * p
         if self.cfg.features == "engine":
             logit += self.feature_skip[self.feature_group[c]] * p.clamp(-30.0, 20.0)
-            if self.feature_extra.numel():  # the added columns, summed per action (the first few)
-                span = int(self.feature_extra.max()) + 1
-                extra = self._extra_facts(prior, span)
-                logit += torch.where(c < span, extra[r, c.clamp(max=span - 1)], 0.0)
+            span = self.feature_span
+            if span:  # the added columns, summed per action (the first few)
+                logit += torch.where(c < span, self._extra_facts(prior)[r, c.clamp(max=span - 1)], 0.0)
         B = obs.shape[0]
         best = torch.full((B,), -torch.inf, dtype=logit.dtype).scatter_reduce(0, r, logit, "amax")
         first = torch.where(logit == best[r], c, mask.shape[1])  # ties: the first, as argmax takes
@@ -282,17 +283,16 @@ class PolicyNet(nn.Module):
         if self.cfg.features == "engine":
             A = logits.shape[1]
             logits = logits.addcmul_(prior[:, :A].clamp(-30.0, 20.0), self.feature_skip[self.feature_group[:A]])
-            if self.feature_extra.numel():
-                span = int(self.feature_extra.max()) + 1
-                logits[:, :span] += self._extra_facts(prior, span)
+            if self.feature_span:
+                logits[:, :self.feature_span] += self._extra_facts(prior)
         return torch.where(mask, logits, ILLEGAL_LOGIT)  # masked_fill's values, without the ~mask pass
 
-    def _extra_facts(self, prior: torch.Tensor, span: int) -> torch.Tensor:
-        """``(B, span)``: the weighted engine feature columns past the first ``A``, summed
-        into the first ``span`` actions they score."""
+    def _extra_facts(self, prior: torch.Tensor) -> torch.Tensor:
+        """``(B, feature_span)``: the weighted engine feature columns past the first ``A``,
+        summed into the actions they score."""
         A = self.game.num_actions
         weighted = prior[:, A:].clamp(-30.0, 20.0) * self.feature_skip[self.feature_group[A:]]
-        return weighted.new_zeros(prior.shape[0], span).index_add_(1, self.feature_extra, weighted)
+        return weighted.new_zeros(prior.shape[0], self.feature_span).index_add_(1, self.feature_extra, weighted)
 
 
 class NetStack:
@@ -348,10 +348,10 @@ class NetStack:
             logits.add_(p, alpha=self.cfg.prior_scale)
         if self.skip is not None:
             A = logits.shape[2]
-            weighted = p.clamp(-30.0, 20.0) * pick(self.skip)
-            logits.add_(weighted[..., :A])
+            facts, skip = p.clamp(-30.0, 20.0), pick(self.skip)
+            logits.addcmul_(facts[..., :A], skip[..., :A])
             if self.extra.numel():
-                logits.index_add_(2, self.extra, weighted[..., A:])
+                logits.index_add_(2, self.extra, facts[..., A:] * skip[..., A:])
         logits = torch.where(torch.from_numpy(mask)[idx], logits, ILLEGAL_LOGIT)
         return [logits[i, :len(g)].numpy() for i, g in enumerate(groups)]
 
