@@ -61,6 +61,9 @@ _VALUE = np.asarray(VALUE, np.float32)
 _MELD_POINTS = np.array([sum(VALUE[c] for c in m) for m in melds.MELDS], np.float32)
 #: the card each lay-off action puts on the table
 _LAYOFF_CARD = np.arange(rummy.NUM_ACTIONS - rummy.LAYOFF) % 52
+_UNSEEN, _FITS = rummy.OBS_LAYOUT["unseen"], rummy.OBS_LAYOUT["table_fits"]
+#: the observation's "this player melded this round" flag (relative seat 0)
+_MELDED_ME = rummy.OBS_LAYOUT["melded"].start
 
 
 def gin_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -97,34 +100,67 @@ def gin_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     return np.where(masks, np.maximum(out, ILLEGAL), ILLEGAL).astype(np.float32)
 
 
-def hand_facts(hands: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def hand_facts(hands: np.ndarray, live: np.ndarray, fits: np.ndarray | None = None,
+               melded: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(loose, outs)``, each ``(n,)`` float32, of the hands ``(n, 52)`` bool: the cards of
-    the hand that lie in no meld inside it (C-3), and the ``live`` cards (``(n, 52)`` bool)
-    that would each complete a meld with cards of the hand."""
-    loose = (hands & ~melds.meldable(hands)).sum(1)
+    the hand that lie in no meld inside it (C-3) and would not go onto a table meld, and the
+    ``live`` cards (``(n, 52)`` bool) that would each complete a meld with cards of the hand.
+    A card goes onto the table when it ``fits`` a table meld (``(n, 52)`` bool) and the
+    player may lay off: it has ``melded`` this round (``(n,)`` bool) or the hand holds a meld
+    to lay down first (R-4). Without ``fits``, no card goes onto the table."""
+    meldable = melds.meldable(hands)
+    unmelded = hands & ~meldable
+    if fits is not None:
+        may = melded | meldable.any(1)
+        unmelded &= ~(fits & may[:, None])
     two = (hands.astype(np.float32) @ _MELDS3.T) == 2  # three-card melds that lack one card
     completes = (two.astype(np.float32) @ _MELDS3) > 0
     outs = (completes & ~hands & live).sum(1)
-    return loose.astype(np.float32), outs.astype(np.float32)
+    return unmelded.sum(1).astype(np.float32), outs.astype(np.float32)
+
+
+def _facts_at(obs: np.ndarray, rows: np.ndarray, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`hand_facts` of ``hands``, one for each position ``obs[rows]``: the live cards
+    are its observation's ``unseen``, the table's fits its ``table_fits``."""
+    return hand_facts(hands, obs[rows, _UNSEEN] > 0.5, obs[rows, _FITS] > 0.5, obs[rows, _MELDED_ME] > 0.5)
 
 
 def _rummy_hand_columns(obs: np.ndarray, masks: np.ndarray, hands: np.ndarray) -> np.ndarray:
     """``(B, 2 * 54)``: minus the loose cards, then the outs (:func:`hand_facts`, the live
-    cards being the observation's ``unseen``) of the hand each draw or discard leaves: a
-    discard's hand without its card, the face-up card's with it (before the discard that
-    follows), the stock's as it stands; :data:`ILLEGAL` where the action is not legal."""
+    cards being the observation's ``unseen``, :func:`_facts_at`) of the hand
+    each draw or discard leaves: a discard's hand without its card, the stock's as it stands
+    (the card it draws is unknown), and for the face-up card the hand after taking it and
+    discarding another (C-4: not the card taken): the fewest loose cards and the most outs
+    any such discard leaves, so that a draw compares hands of the same size, as the deadwood
+    of the take does. :data:`ILLEGAL` where the action is not legal."""
     out = np.full((masks.shape[0], 2 * _H), ILLEGAL, np.float32)
-    rows, actions = np.nonzero(masks[:, :_H])
+    rows, actions = np.nonzero(masks[:, :_H] & (np.arange(_H) != rummy.TAKE_DISCARD))
     if rows.size:
         after = hands[rows]
         k = np.arange(rows.size)
         thrown = actions >= rummy.DISCARD
         after[k[thrown], actions[thrown] - rummy.DISCARD] = False
-        taken = np.flatnonzero(actions == rummy.TAKE_DISCARD)
-        after[taken, obs[rows[taken], rummy.OBS_LAYOUT["top_discard"]].argmax(1)] = True
-        loose, outs = hand_facts(after, obs[rows, rummy.OBS_LAYOUT["unseen"]] > 0.5)
+        loose, outs = _facts_at(obs, rows, after)
         out[rows, actions] = -loose
         out[rows, _H + actions] = outs
+    taking = np.flatnonzero(masks[:, rummy.TAKE_DISCARD])
+    if taking.size:
+        top = obs[taking, rummy.OBS_LAYOUT["top_discard"]].argmax(1)
+        with_top = hands[taking].copy()
+        with_top[np.arange(taking.size), top] = True
+        # one row per (take, card it could discard next)
+        t, thrown = np.nonzero(with_top)
+        keep = thrown != top[t]
+        t, thrown = t[keep], thrown[keep]
+        after = with_top[t]
+        after[np.arange(t.size), thrown] = False
+        loose, outs = _facts_at(obs, taking[t], after)
+        fewest = np.full(taking.size, np.inf, np.float32)
+        most = np.full(taking.size, -np.inf, np.float32)
+        np.minimum.at(fewest, t, loose)
+        np.maximum.at(most, t, outs)
+        out[taking, rummy.TAKE_DISCARD] = -fewest
+        out[taking, _H + rummy.TAKE_DISCARD] = most
     return out
 
 
@@ -140,8 +176,8 @@ def rummy_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     after taking it and discarding another card.
 
     Then, for the 54 draws and discards, what going out takes (R-6: every card melded) and
-    the points do not say: minus the loose cards of the hand the action leaves, and its outs
-    (:func:`_rummy_hand_columns`). Deadwood alone would throw a high card of a pair before a
+    the points do not say: minus the loose cards of the hand the action leaves (in no meld of
+    it, and not going onto the table), and its outs (:func:`_rummy_hand_columns`). Deadwood alone would throw a high card of a pair before a
     low card that fits nothing, and rates a face-up card that melds no higher than one that
     is merely low."""
     obs = np.asarray(observations)

@@ -155,11 +155,44 @@ def test_rummy_loose_cards_and_outs_of_the_hand_each_draw_and_discard_leaves():
     assert _columns(f[0], rummy.DISCARD + parse_card("Qd")) == (-4, 4)
     # without the 4h: seven loose cards; only the two kings' suits are outs (4h itself is gone)
     assert _columns(f[0], rummy.DISCARD + parse_card("4h")) == (-7, 2)
-    # taking the 5h makes the run: K K 9 2 Q loose, outs 2h 6h Kh Kd
-    assert _columns(f[1], rummy.TAKE_DISCARD) == (-5, 4)
+    # taking the 5h makes the run; then throwing one of K K 9 2 Q leaves 4 loose cards, and
+    # throwing one of 9 2 Q keeps the outs 2h 6h Kh Kd (the fewest loose, the most outs)
+    assert _columns(f[1], rummy.TAKE_DISCARD) == (-4, 4)
     # the stock: the hand as it stands, seven loose cards, outs 2h Kh Kd (the 5h is not live)
     assert _columns(f[1], rummy.DRAW_STOCK) == (-7, 3)
     assert _columns(f[1], rummy.DISCARD) == (engine_features.ILLEGAL,) * 2
+
+
+def test_rummy_cards_that_go_onto_the_table_are_not_loose_once_the_player_may_lay_off():
+    # 7 cards, none in a meld of the hand; the Js fits a table meld (say a run 8s 9s 10s)
+    hand = _hand("7c 7d 4h Js Qs 2d Ac")
+    obs = np.zeros((5, rummy.OBS_DIM), np.float32)
+    obs[:, rummy.OBS_LAYOUT["hand"]] = hand
+    obs[:, rummy.OBS_LAYOUT["unseen"]] = ~hand
+    obs[:, rummy.OBS_LAYOUT["table_fits"].start + parse_card("Js")] = 1
+    melded = rummy.OBS_LAYOUT["melded"].start
+    obs[[0, 3], melded] = 1  # rows 0 and 3 have melded this round: they may lay off
+    obs[2, melded + 1] = 1  # row 2: only the next player has
+    mask = np.zeros((5, rummy.NUM_ACTIONS), bool)
+    mask[:3, rummy.DISCARD + np.flatnonzero(hand)] = True
+    # rows 3 and 4 draw, the Js face up: a hand of six without it
+    obs[3:, rummy.OBS_LAYOUT["hand"].start + parse_card("Js")] = 0
+    obs[3:, rummy.OBS_LAYOUT["top_discard"].start + parse_card("Js")] = 1
+    obs[3:, rummy.OBS_LAYOUT["unseen"].start + parse_card("Js")] = 0
+    mask[3:, [rummy.DRAW_STOCK, rummy.TAKE_DISCARD]] = True
+    f = engine_features.rummy_features(obs, mask)
+    throw_2d = rummy.DISCARD + parse_card("2d")
+    # may lay off: 7c 7d 4h Qs Ac loose, the Js goes onto the table
+    assert _columns(f[0], throw_2d)[0] == -5
+    # may not (no meld yet, none in the hand): the Js is loose too
+    assert _columns(f[1], throw_2d)[0] == -6
+    assert _columns(f[2], throw_2d)[0] == -6
+    # taking the Js, which goes onto the table, then throwing one of six: five loose cards left
+    assert _columns(f[3], rummy.TAKE_DISCARD)[0] == -5
+    # not yet able to lay off, the Js stays loose: six
+    assert _columns(f[4], rummy.TAKE_DISCARD)[0] == -6
+    # the stock leaves the hand of six as it is
+    assert _columns(f[3], rummy.DRAW_STOCK)[0] == _columns(f[4], rummy.DRAW_STOCK)[0] == -6
 
 
 def test_a_fact_rule_plays_first_then_keeps_what_its_weights_say():
