@@ -1333,7 +1333,9 @@ table("plain_gin_budgets", DynTable(
 table("plain_rummy", Table(
     ["network", "against", "games", "games won (chance 25%)"],
     [[label, f"three {o}", GAMES(pairing(path, agent, o)), WR(pairing(path, agent, o))]
-     for label, path, agent in (("loose cards and outs, the trunk reading the observation: best checkpoint",
+     for label, path, agent in (("the take after its best discard, table cards not loose, 120 minutes: best checkpoint",
+                                 _PL + "rummy_take/results.json", "policy"),
+                                ("loose cards and outs, the trunk reading the observation: best checkpoint",
                                  _PL + "rummy_facts/results.json", "policy"),
                                 ("3 epochs at 0.001, overlap, bf16: best checkpoint", _PL + "rummy_ep3/results.json",
                                  "policy"),
@@ -1342,7 +1344,9 @@ table("plain_rummy", Table(
     align="llrl", note="2,000 duplicate games to 200 on fresh deals each, one seat of four."))
 
 table("plain_rummy_curve", DynTable(
-    lambda ctx: _merge_curves(ctx, [("loose cards and outs, the trunk reading the observation",
+    lambda ctx: _merge_curves(ctx, [("the take after its best discard, table cards not loose",
+                                     _PL + "rummy_take_curve.json"),
+                                    ("loose cards and outs, the trunk reading the observation",
                                      _PL + "rummy_facts_curve.json"),
                                     ("loose cards and outs, the trunk reading them (died)",
                                      _PL + "rummy_facts_trunk_curve.json"),
@@ -1354,8 +1358,7 @@ table("plain_rummy_curve", DynTable(
 table("plain_rummy_fact_rules", DynTable(
     lambda ctx: (["rule", "weights (per kind of column)", "rounds", "rounds won (chance 25%, less the drawn)"], "llrl",
                  [[r["rule"] if r["weights"] is None else f"`{r['rule']}`",
-                   "the baseline itself" if r["weights"] is None
-                   else ", ".join(f"{k} {v:g}" for k, v in r["weights"].items()),
+                   r.get("kind") or ", ".join(f"{k} {v:g}" for k, v in r["weights"].items()),
                    fmt_int(r["rounds"]), fmt_ci(r["win_rate"], r["ci95"])]
                   for r in ctx.load(_PL + "rummy_fact_rules.json")["rules"]]),
     note="One seat against three `simple`, single rounds on duplicate deals; each rule plays every meld and "

@@ -8,8 +8,11 @@ Each rule plays the argmax of a weighted sum of the engine's feature columns
 weights here are set by hand, so these rules are a diagnostic of what a network that reads
 the features could express with a few learned weights, not agents: a plain network starts
 every weight at zero and learns them. ``simple`` and ``expert`` are measured the same way as
-references. One seat of four against three ``simple``, single rounds on duplicate deals; the
-JSON lists each rule's weights, rounds won, drawn and the 95% interval.
+references, and so are the two baselines split by decision (one draws, the other plays the
+rest of the turn, :class:`~rummyrl.agents.split.PhaseSplitAgent`), to show where the expert's
+edge over ``simple`` lies, and the best rule with the expert's draws. One seat of four against
+three ``simple``, single rounds on duplicate deals; the JSON lists each rule's weights, rounds
+won, drawn and the 95% interval.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 from rummyrl import rummy
 from rummyrl.agents.base import Agent
 from rummyrl.agents.loading import load_agent
+from rummyrl.agents.split import PhaseSplitAgent
 from rummyrl.engine_features import RUMMY_FEATURE_ACTIONS, RUMMY_FEATURE_GROUPS, rummy_features
 from rummyrl.stats import wilson_interval
 from rummyrl.tournament import match_config, play_pairing
@@ -69,12 +73,19 @@ def main(argv=None) -> int:
     config = match_config("rummy", unit="hand", players=4)
     simple = load_agent("simple", "rummy")
     rows = []
-    players = [(n, load_agent(n, "rummy"), None) for n in ("simple", "expert")]
-    players += [(n, FactRule(n, w), w) for n, w in RULES.items()]
-    for name, agent, weights in players:
+    expert = load_agent("expert", "rummy")
+    players = [(n, load_agent(n, "rummy"), None, "the baseline itself") for n in ("simple", "expert")]
+    players += [("expert at the draw, simple elsewhere", PhaseSplitAgent(expert, simple), None, "split by decision"),
+                ("simple at the draw, expert elsewhere", PhaseSplitAgent(simple, expert), None, "split by decision")]
+    players += [(n, FactRule(n, w), w, None) for n, w in RULES.items()]
+    best = list(RULES)[-1]
+    players += [(f"expert at the draw, `{best}` elsewhere", PhaseSplitAgent(expert, FactRule(best, RULES[best])),
+                 None, "split by decision")]
+    for name, agent, weights, kind in players:
         r = play_pairing(agent, simple, config, args.rounds, seed=args.seed)
         lo, hi = wilson_interval(r.wins_a, r.games)
-        rows.append({"rule": name, "weights": None if weights is None else {GROUPS[g]: v for g, v in weights.items()},
+        rows.append({"rule": name, "kind": kind,
+                     "weights": None if weights is None else {GROUPS[g]: v for g, v in weights.items()},
                      "rounds": r.games, "won": r.wins_a, "drawn": r.draws, "win_rate": r.wins_a / r.games,
                      "ci95": [lo, hi]})
         print(f"{name:50s} {r.wins_a:5d} / {r.games} rounds won ({r.wins_a / r.games:.1%})", flush=True)
