@@ -126,13 +126,13 @@ def _facts_at(obs: np.ndarray, rows: np.ndarray, hands: np.ndarray) -> tuple[np.
 
 
 def _rummy_hand_columns(obs: np.ndarray, masks: np.ndarray, hands: np.ndarray) -> np.ndarray:
-    """``(B, 2 * 54)``: minus the loose cards, then the outs (:func:`hand_facts`, the live
-    cards being the observation's ``unseen``, :func:`_facts_at`) of the hand
+    """``(B, 2 * 54)``: minus the loose cards, then the outs (:func:`_facts_at`) of the hand
     each draw or discard leaves: a discard's hand without its card, the stock's as it stands
     (the card it draws is unknown), and for the face-up card the hand after taking it and
     discarding another (C-4: not the card taken): the fewest loose cards and the most outs
     any such discard leaves, so that a draw compares hands of the same size, as the deadwood
-    of the take does. :data:`ILLEGAL` where the action is not legal."""
+    of the take does. :data:`ILLEGAL` where the action is not legal. A player holds a card
+    at every draw (a round ends when a hand is empty, R-6), so every take has a discard."""
     out = np.full((masks.shape[0], 2 * _H), ILLEGAL, np.float32)
     rows, actions = np.nonzero(masks[:, :_H] & (np.arange(_H) != rummy.TAKE_DISCARD))
     if rows.size:
@@ -177,9 +177,9 @@ def rummy_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
     Then, for the 54 draws and discards, what going out takes (R-6: every card melded) and
     the points do not say: minus the loose cards of the hand the action leaves (in no meld of
-    it, and not going onto the table), and its outs (:func:`_rummy_hand_columns`). Deadwood alone would throw a high card of a pair before a
-    low card that fits nothing, and rates a face-up card that melds no higher than one that
-    is merely low."""
+    it, and not going onto the table), and its outs (:func:`_rummy_hand_columns`). Deadwood
+    alone would throw a high card of a pair before a low card that fits nothing, and rates a
+    face-up card that melds no higher than one that is merely low."""
     obs = np.asarray(observations)
     masks = np.asarray(masks, bool)
     hands = obs[:, rummy.OBS_LAYOUT["hand"]] > 0.5
