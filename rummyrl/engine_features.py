@@ -111,7 +111,7 @@ def hand_facts(hands: np.ndarray, live: np.ndarray, fits: np.ndarray | None = No
     meldable = melds.meldable(hands)
     unmelded = hands & ~meldable
     if fits is not None:
-        may = melded | meldable.any(1)
+        may = meldable.any(1) if melded is None else melded | meldable.any(1)
         unmelded &= ~(fits & may[:, None])
     two = (hands.astype(np.float32) @ _MELDS3.T) == 2  # three-card melds that lack one card
     completes = (two.astype(np.float32) @ _MELDS3) > 0
@@ -125,14 +125,25 @@ def _facts_at(obs: np.ndarray, rows: np.ndarray, hands: np.ndarray) -> tuple[np.
     return hand_facts(hands, obs[rows, _UNSEEN] > 0.5, obs[rows, _FITS] > 0.5, obs[rows, _MELDED_ME] > 0.5)
 
 
-def _rummy_hand_columns(obs: np.ndarray, masks: np.ndarray, hands: np.ndarray) -> np.ndarray:
+def _taking(obs: np.ndarray, masks: np.ndarray, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, top, with_top)``: the positions where taking the face-up card is legal, that
+    card, and each one's hand with it."""
+    rows = np.flatnonzero(masks[:, rummy.TAKE_DISCARD])
+    top = obs[rows, rummy.OBS_LAYOUT["top_discard"]].argmax(1)
+    with_top = hands[rows]
+    with_top[np.arange(rows.size), top] = True
+    return rows, top, with_top
+
+
+def _rummy_hand_columns(obs: np.ndarray, masks: np.ndarray, hands: np.ndarray, taken) -> np.ndarray:
     """``(B, 2 * 54)``: minus the loose cards, then the outs (:func:`_facts_at`) of the hand
     each draw or discard leaves: a discard's hand without its card, the stock's as it stands
     (the card it draws is unknown), and for the face-up card the hand after taking it and
     discarding another (C-4: not the card taken): the fewest loose cards and the most outs
     any such discard leaves, so that a draw compares hands of the same size, as the deadwood
-    of the take does. :data:`ILLEGAL` where the action is not legal. A player holds a card
-    at every draw (a round ends when a hand is empty, R-6), so every take has a discard."""
+    of the take does (``taken``: :func:`_taking`). :data:`ILLEGAL` where the action is not
+    legal. A player holds a card at every draw (a round ends when a hand is empty, R-6), so
+    every take has a discard."""
     out = np.full((masks.shape[0], 2 * _H), ILLEGAL, np.float32)
     rows, actions = np.nonzero(masks[:, :_H] & (np.arange(_H) != rummy.TAKE_DISCARD))
     if rows.size:
@@ -143,11 +154,8 @@ def _rummy_hand_columns(obs: np.ndarray, masks: np.ndarray, hands: np.ndarray) -
         loose, outs = _facts_at(obs, rows, after)
         out[rows, actions] = -loose
         out[rows, _H + actions] = outs
-    taking = np.flatnonzero(masks[:, rummy.TAKE_DISCARD])
+    taking, top, with_top = taken
     if taking.size:
-        top = obs[taking, rummy.OBS_LAYOUT["top_discard"]].argmax(1)
-        with_top = hands[taking].copy()
-        with_top[np.arange(taking.size), top] = True
         # one row per (take, card it could discard next)
         t, thrown = np.nonzero(with_top)
         keep = thrown != top[t]
@@ -197,13 +205,10 @@ def rummy_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     drawing = masks[:, rummy.DRAW_STOCK]
     if drawing.any():
         out[drawing, rummy.DRAW_STOCK] = -0.25 * melds.deadwood(hands[drawing])
-    taking = np.flatnonzero(masks[:, rummy.TAKE_DISCARD])
+    taken = taking, top, with_top = _taking(obs, masks, hands)
     if taking.size:
-        top = obs[taking, rummy.OBS_LAYOUT["top_discard"]].argmax(1)
-        with_top = hands[taking].copy()
-        with_top[np.arange(taking.size), top] = True
         best = melds.deadwood_after_discard(with_top).astype(np.float32)
         best[np.arange(taking.size), top] = np.inf  # the card just taken stays for the turn (C-4)
         out[taking, rummy.TAKE_DISCARD] = -0.25 * best.min(1)
     np.maximum(out, ILLEGAL, out=out)
-    return np.concatenate([out, _rummy_hand_columns(obs, masks, hands)], axis=1)
+    return np.concatenate([out, _rummy_hand_columns(obs, masks, hands, taken)], axis=1)
