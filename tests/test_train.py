@@ -193,6 +193,8 @@ def test_masked_logits_carry_no_probability_and_finite_entropy():
     (["workers=600"], ["workers", "num_envs"]),
     (["net.card_channels=0"], ["net.card_channels"]),
     (["eval.best_by=random"], ["eval.best_by", "random", "'simple', 'expert'"]),
+    (["reward_scale=0"], ["reward_scale", "> 0"]),
+    (["reward_scale=nan"], ["reward_scale", "finite"]),
 ])
 def test_config_errors_name_the_key(override, words):
     with pytest.raises(train.ConfigError) as e:
@@ -438,3 +440,24 @@ def test_the_progress_bar_shows_the_latest_evaluation(tmp_path, monkeypatch, cap
     shown = [part.split("]")[0] for part in err.split("| eval ")[1:]]
     assert shown[-1] == f"at {len(made) / 10:.1f} min: simple={len(made) / 100:.0%}", shown
     assert {f"at {n / 10:.1f} min: simple={n / 100:.0%}" for n in range(1, len(made) + 1)} <= set(shown)
+
+
+def test_reward_scale_multiplies_the_rewards_of_the_same_games():
+    """Rummy's game_points over one-round episodes: the winner gets its points, every other
+    player minus a third of them; reward_scale multiplies both, the games stay the same."""
+    from rummyrl.training.lanes import make_selfplay
+    base = ["game=rummy", "num_players=4", "episode=hand", "reward=game_points", "num_envs=32"]
+    envs = [make_selfplay(train.load_config(None, base + [f"reward_scale={k}"])) for k in (1, 4)]
+    batches = [env.reset(seed=3) for env in envs]
+    rng = np.random.default_rng(0)
+    got = [np.zeros((32, 4)), np.zeros((32, 4))]
+    for _ in range(2000):
+        actions = random_actions(batches[0].mask, rng)
+        batches = [env.step(actions) for env in envs]
+        assert np.array_equal(batches[0].player, batches[1].player)
+        for g, b in zip(got, batches):
+            g += b.rewards
+    won = np.abs(got[0]).sum(1) > 0
+    assert won.sum() >= 10  # rounds went out and paid
+    np.testing.assert_allclose(got[1], 4 * got[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[0].sum(1), 0, atol=1e-5)

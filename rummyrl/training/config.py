@@ -139,6 +139,12 @@ class TrainConfig:
     ``hand_points`` in Gin, ``round_points`` in Rummy), ``game``, ``game_points``, joined by
     ``+``; ``default`` is the deal's points plus the game's result (``hand_points+game`` /
     ``round_points+game``)."""
+    reward_scale: float = 1.0
+    """Multiplies every scheme's reward (the game's ``points_scale`` and ``game_points_scale``),
+    so that a scheme's returns stay in the range the value head learns at: Rummy's
+    ``game_points`` over one-round episodes (the winner's points minus the mean of the
+    others', what a game to the target adds up) at 4 pays the winner what ``round_points``
+    does."""
     total_steps: float = 20_000_000
     """Environment steps to train for (all seats' actions count)."""
     time_limit_minutes: float = 55.0
@@ -340,6 +346,8 @@ def _check(cfg: TrainConfig) -> TrainConfig:
         need(getattr(cfg, k) > 0, f"{k} must be > 0, got {getattr(cfg, k)}")
     for k in ("time_limit_minutes", "ent_coef", "vf_coef", "max_grad_norm", "target_kl", "checkpoint_every_minutes"):
         need(getattr(cfg, k) >= 0, f"{k} must be >= 0, got {getattr(cfg, k)}")
+    need(math.isfinite(cfg.reward_scale) and cfg.reward_scale > 0,
+         f"reward_scale must be a finite number > 0, got {cfg.reward_scale}")
     need(0 < cfg.gamma <= 1, f"gamma must be in (0, 1], got {cfg.gamma}")
     need(0 <= cfg.gae_lambda <= 1, f"gae_lambda must be in [0, 1], got {cfg.gae_lambda}")
     need(0 < cfg.clip_coef < 1, f"clip_coef must be in (0, 1), got {cfg.clip_coef}")
