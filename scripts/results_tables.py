@@ -1292,8 +1292,9 @@ table("plain_gin_curves", DynTable(
 
 def _merge_curves(ctx, runs):
     """Curves of several runs in one table, a column naming the run; where the runs' points
-    were measured on different numbers of games, each run's label says its number."""
-    parts = [(label, path, *_curve_rows(path)(ctx)) for label, path in runs]
+    were measured on different numbers of games, each run's label says its number. A run is
+    ``(label, path)``, one row about every 5 minutes, or ``(label, path, every)``."""
+    parts = [(label, path, *_curve_rows(path, *every)(ctx)) for label, path, *every in runs]
     if len({tuple(h) for _, _, h, _, _ in parts}) == 1:
         return ["run"] + parts[0][2], "l" + parts[0][3], [[label] + r for label, _, _, _, rs in parts for r in rs]
     header = [re.sub(r" \([\d,]+ games\)$", "", c) for c in parts[0][2]]
@@ -1333,7 +1334,9 @@ table("plain_gin_budgets", DynTable(
 table("plain_rummy", Table(
     ["network", "against", "games", "games won (chance 25%)"],
     [[label, f"three {o}", GAMES(pairing(path, agent, o)), WR(pairing(path, agent, o))]
-     for label, path, agent in (("the take after its best discard, table cards not loose, 120 minutes: best checkpoint",
+     for label, path, agent in (("each round's margin over the mean of the others as reward, 120 minutes: best checkpoint",
+                                 _PL + "rummy_margin/results.json", "policy"),
+                                ("the take after its best discard, table cards not loose, 120 minutes: best checkpoint",
                                  _PL + "rummy_take/results.json", "policy"),
                                 ("loose cards and outs, the trunk reading the observation: best checkpoint",
                                  _PL + "rummy_facts/results.json", "policy"),
@@ -1344,16 +1347,18 @@ table("plain_rummy", Table(
     align="llrl", note="2,000 duplicate games to 200 on fresh deals each, one seat of four."))
 
 table("plain_rummy_curve", DynTable(
-    lambda ctx: _merge_curves(ctx, [("the take after its best discard, table cards not loose",
+    lambda ctx: _merge_curves(ctx, [("each round's margin as reward", _PL + "rummy_margin_curve.json"),
+                                    ("the take after its best discard, table cards not loose",
                                      _PL + "rummy_take_curve.json"),
                                     ("loose cards and outs, the trunk reading the observation",
-                                     _PL + "rummy_facts_curve.json"),
+                                     _PL + "rummy_facts_curve.json", 15),
                                     ("loose cards and outs, the trunk reading them (died)",
-                                     _PL + "rummy_facts_trunk_curve.json"),
-                                    ("3 epochs at 0.001, overlap, bf16", _PL + "rummy_ep3_curve.json"),
-                                    ("1 epoch at 0.0005", _PL + "rummy_curve.json")]),
+                                     _PL + "rummy_facts_trunk_curve.json", 15),
+                                    ("3 epochs at 0.001, overlap, bf16", _PL + "rummy_ep3_curve.json", 15),
+                                    ("1 epoch at 0.0005", _PL + "rummy_curve.json", 15)]),
     note="The network alone, greedy, in one seat against three copies of each baseline, on the same fixed "
-         "evaluation deals at every point."))
+         "evaluation deals at every point: the last two runs every 5 minutes, the earlier ones every 15 "
+         "(every point is in their JSON)."))
 
 table("plain_rummy_fact_rules", DynTable(
     lambda ctx: (["rule", "weights (per kind of column)", "rounds", "rounds won (chance 25%, less the drawn)"], "llrl",

@@ -66,7 +66,10 @@ def curve_of(run_dir: Path, label: str | None = None) -> dict:
 def plot(curves: list[dict], out: Path, title: str = "") -> None:
     opponents = sorted({o for c in curves for p in c["points"] for o in p["win_rate"]},
                        key=lambda o: (o != "simple", o))
-    fig = Figure(figsize=(5 * len(opponents), 3.8))
+    # the legend goes below the panels, where it hides no curve: two labels a row
+    legend_rows = (len(curves) + 1) // 2
+    height = 3.8 + 0.25 * legend_rows
+    fig = Figure(figsize=(5 * len(opponents), height))
     axes = fig.subplots(1, len(opponents), squeeze=False)[0]
     for ax, opp in zip(axes, opponents):
         for c in curves:
@@ -81,10 +84,10 @@ def plot(curves: list[dict], out: Path, title: str = "") -> None:
         ax.set_xlabel("minutes of training")
         ax.set_ylabel("games won, %")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8, loc="upper left")
+    fig.legend(*axes[0].get_legend_handles_labels(), fontsize=8, loc="lower center", ncol=2, frameon=False)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, (0.25 * legend_rows + 0.1) / height, 1, 1))
     fig.savefig(out, dpi=110)
 
 
