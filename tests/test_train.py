@@ -443,8 +443,8 @@ def test_the_progress_bar_shows_the_latest_evaluation(tmp_path, monkeypatch, cap
 
 
 def test_reward_scale_multiplies_the_rewards_of_the_same_games():
-    """Rummy's game_points over one-round episodes: the winner gets its points, every other
-    player minus a third of them; reward_scale multiplies both, the games stay the same."""
+    """reward_scale multiplies every reward of the same games (Rummy's game_points over
+    one-round episodes, zero-sum), and changes nothing else."""
     from rummyrl.training.lanes import make_selfplay
     base = ["game=rummy", "num_players=4", "episode=hand", "reward=game_points", "num_envs=32"]
     envs = [make_selfplay(train.load_config(None, base + [f"reward_scale={k}"])) for k in (1, 4)]

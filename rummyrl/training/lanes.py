@@ -56,7 +56,8 @@ class Side(Protocol):
 def make_selfplay(cfg: TrainConfig) -> SelfPlay:
     """The batched self-play environments of the run's game (all seats; the lanes assign them)."""
     rules, game = engine_config(cfg), games.get(cfg.game)
-    return SelfPlay(cfg.game, cfg.num_envs, reward=reward_scheme(cfg), points_scale=game.points_scale * cfg.reward_scale,
+    return SelfPlay(cfg.game, cfg.num_envs, reward=reward_scheme(cfg),
+                    points_scale=game.points_scale * cfg.reward_scale,
                     game_points_scale=game.game_points_scale * cfg.reward_scale,
                     **{f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)})
 
