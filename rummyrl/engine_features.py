@@ -88,12 +88,8 @@ def gin_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         now = -0.25 * melds.deadwood(hands[drawing]).astype(np.float32)
         out[drawing, gin.DRAW_STOCK] = now
         out[drawing, gin.PASS] = now
-    taking = masks[:, gin.TAKE_DISCARD]
-    if taking.any():
-        r = np.flatnonzero(taking)
-        top = obs[r][:, gin.OBS_LAYOUT["top_discard"]].argmax(1)
-        with_top = hands[r].copy()
-        with_top[np.arange(r.size), top] = True
+    r, top, with_top = _taking(obs, masks, hands, gin)
+    if r.size:
         best = melds.deadwood_after_discard(with_top).astype(np.float32)
         best[np.arange(r.size), top] = np.inf  # the card just taken cannot be thrown (C-4)
         out[r, gin.TAKE_DISCARD] = -0.25 * best.min(1)
@@ -125,11 +121,13 @@ def _facts_at(obs: np.ndarray, rows: np.ndarray, hands: np.ndarray) -> tuple[np.
     return hand_facts(hands, obs[rows, _UNSEEN] > 0.5, obs[rows, _FITS] > 0.5, obs[rows, _MELDED_ME] > 0.5)
 
 
-def _taking(obs: np.ndarray, masks: np.ndarray, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _taking(obs: np.ndarray, masks: np.ndarray, hands: np.ndarray,
+            engine=rummy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(rows, top, with_top)``: the positions where taking the face-up card is legal, that
-    card, and each one's hand with it."""
-    rows = np.flatnonzero(masks[:, rummy.TAKE_DISCARD])
-    top = obs[rows, rummy.OBS_LAYOUT["top_discard"]].argmax(1)
+    card, and each one's hand with it (``engine``: the game's module, :mod:`rummyrl.rummy`
+    or :mod:`rummyrl.gin`)."""
+    rows = np.flatnonzero(masks[:, engine.TAKE_DISCARD])
+    top = obs[rows, engine.OBS_LAYOUT["top_discard"]].argmax(1)
     with_top = hands[rows]
     with_top[np.arange(rows.size), top] = True
     return rows, top, with_top
