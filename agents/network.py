@@ -93,6 +93,12 @@ class NetConfig:
     ``prior_scale`` (and the card head, or the engine features' weights). In Rummy the
     features (1,267 columns, one per action; 1,375 with the engine's) are most of the trunk's
     input and of its cost, and most of them are an illegal action's constant."""
+    fact_gate: bool = False
+    """With ``features: engine``: each kind of fact's weight also depends on the position. A
+    linear map of the trunk's output, one number per kind of fact and zero at the start, is
+    added to the kind's learned weight, so that the network can weigh outs against points
+    differently as the stock runs down or another player nears going out, where one weight
+    per kind holds in every position."""
 
     def check(self, game) -> "NetConfig":
         """Raise ValueError naming the first field that does not hold a usable network of
@@ -115,6 +121,11 @@ class NetConfig:
                 self.prior_scale or self.card_head or self.features == "engine"):
             raise ValueError(f"net.trunk_features is false and nothing else reads the {self.features!r} "
                              f"features (net.prior_scale is 0, no card head): set one, or features: none")
+        if not isinstance(self.fact_gate, bool):
+            raise ValueError(f"net.fact_gate must be true or false, got {self.fact_gate!r}")
+        if self.fact_gate and self.features != "engine":
+            raise ValueError(f"net.fact_gate weighs the engine's facts: it needs net.features: engine, "
+                             f"got {self.features!r}")
         if not self.uses_expert and self.prior_scale:
             raise ValueError(f"net.prior_scale must be 0 when net.features is {self.features!r} "
                              f"(the prior is the expert's preference), got {self.prior_scale}")
@@ -173,6 +184,11 @@ class PolicyNet(nn.Module):
             #: the added columns score actions 0 .. feature_span - 1 (0: there are none)
             self.feature_span = int(extra.max()) + 1 if extra.numel() else 0
             self.feature_skip = nn.Parameter(torch.zeros(int(group.max()) + 1))
+        #: the position's correction to each kind of fact's weight (NetConfig.fact_gate)
+        self.fact_gate = nn.Linear(d, int(group.max()) + 1) if cfg.fact_gate else None
+        if self.fact_gate is not None:
+            nn.init.zeros_(self.fact_gate.weight)
+            nn.init.zeros_(self.fact_gate.bias)
         self.cards = CardHead(game, cfg.card_channels, d) if cfg.card_head else None
         self.value = nn.Linear(d, 1)
         nn.init.orthogonal_(self.value.weight, 1.0)
@@ -239,10 +255,13 @@ class PolicyNet(nn.Module):
         if self.cfg.prior_scale:
             logit += self.cfg.prior_scale * p
         if self.cfg.features == "engine":
-            logit += self.feature_skip[self.feature_group[c]] * p.clamp(-30.0, 20.0)
+            kinds = self._kind_weights(h)
+            weight = kinds[self.feature_group[c]] if kinds.dim() == 1 else kinds[r, self.feature_group[c]]
+            logit += weight * p.clamp(-30.0, 20.0)
             span = self.feature_span
             if span:  # the added columns, summed per action (the first few)
-                logit += torch.where(c < span, self._extra_facts(prior)[r, c.clamp(max=span - 1)], 0.0)
+                extra = self._extra_facts(prior, kinds)
+                logit += torch.where(c < span, extra[r, c.clamp(max=span - 1)], 0.0)
         B = obs.shape[0]
         best = torch.full((B,), -torch.inf, dtype=logit.dtype).scatter_reduce(0, r, logit, "amax")
         first = torch.where(logit == best[r], c, mask.shape[1])  # ties: the first, as argmax takes
@@ -282,16 +301,22 @@ class PolicyNet(nn.Module):
             logits = logits.add_(prior, alpha=self.cfg.prior_scale)
         if self.cfg.features == "engine":
             A = logits.shape[1]
-            logits = logits.addcmul_(prior[:, :A].clamp(-30.0, 20.0), self.feature_skip[self.feature_group[:A]])
+            kinds = self._kind_weights(h)
+            logits = logits.addcmul_(prior[:, :A].clamp(-30.0, 20.0), kinds[..., self.feature_group[:A]])
             if self.feature_span:
-                logits[:, :self.feature_span] += self._extra_facts(prior)
+                logits[:, :self.feature_span] += self._extra_facts(prior, kinds)
         return torch.where(mask, logits, ILLEGAL_LOGIT)  # masked_fill's values, without the ~mask pass
 
-    def _extra_facts(self, prior: torch.Tensor) -> torch.Tensor:
-        """``(B, feature_span)``: the weighted engine feature columns past the first ``A``,
-        summed into the actions they score."""
+    def _kind_weights(self, h: torch.Tensor) -> torch.Tensor:
+        """Each kind of engine fact's weight: ``(K,)``, or with the fact gate ``(B, K)``, its
+        learned weight plus the position's correction."""
+        return self.feature_skip if self.fact_gate is None else self.feature_skip + self.fact_gate(h)
+
+    def _extra_facts(self, prior: torch.Tensor, kinds: torch.Tensor) -> torch.Tensor:
+        """``(B, feature_span)``: the engine feature columns past the first ``A``, weighted by
+        their kind's weight ``kinds`` (:meth:`_kind_weights`), summed into the actions they score."""
         A = self.game.num_actions
-        weighted = prior[:, A:].clamp(-30.0, 20.0) * self.feature_skip[self.feature_group[A:]]
+        weighted = prior[:, A:].clamp(-30.0, 20.0) * kinds[..., self.feature_group[A:]]
         return weighted.new_zeros(prior.shape[0], self.feature_span).index_add_(1, self.feature_extra, weighted)
 
 
@@ -317,9 +342,15 @@ class NetStack:
                         for i in range(len(layers[0]))]
         self.biases = [torch.stack([ls[i].bias.detach()[None] for ls in layers]).to(cast[i])
                        for i in range(len(layers[0]))]
-        self.skip = (torch.stack([n.feature_skip.detach()[n.feature_group] for n in nets])[:, None]
-                     if self.cfg.features == "engine" else None)
-        self.extra = first.feature_extra if self.skip is not None else None
+        engine = self.cfg.features == "engine"
+        # (S, 1, K): each network's weight per kind of fact; with the fact gate, (S, d, K) and
+        # (S, 1, K) its correction's weights and biases
+        self.skip = torch.stack([n.feature_skip.detach() for n in nets])[:, None] if engine else None
+        self.gate = ((torch.stack([n.fact_gate.weight.detach().T for n in nets]).contiguous(),
+                      torch.stack([n.fact_gate.bias.detach()[None] for n in nets]))
+                     if engine and self.cfg.fact_gate else None)
+        self.group = first.feature_group if engine else None
+        self.extra = first.feature_extra if engine else None
 
     @staticmethod
     def supports(net: PolicyNet) -> bool:
@@ -343,12 +374,16 @@ class NetStack:
         x = x.to(self.weights[0].dtype)
         for w, b in zip(self.weights[:-1], self.biases[:-1]):
             x = torch.relu(torch.baddbmm(pick(b), x, pick(w)))
-        logits = torch.baddbmm(pick(self.biases[-1]), x.float(), pick(self.weights[-1]))
+        h = x.float()
+        logits = torch.baddbmm(pick(self.biases[-1]), h, pick(self.weights[-1]))
         if self.cfg.prior_scale:
             logits.add_(p, alpha=self.cfg.prior_scale)
         if self.skip is not None:
             A = logits.shape[2]
-            facts, skip = p.clamp(-30.0, 20.0), pick(self.skip)
+            kinds = pick(self.skip)
+            if self.gate is not None:
+                kinds = kinds + torch.baddbmm(pick(self.gate[1]), h, pick(self.gate[0]))
+            facts, skip = p.clamp(-30.0, 20.0), kinds[..., self.group]
             logits.addcmul_(facts[..., :A], skip[..., :A])
             if self.extra.numel():
                 logits.index_add_(2, self.extra, facts[..., A:] * skip[..., A:])

@@ -23,6 +23,11 @@ CONFIGS = {
     "rummy plain": ("rummy", NetConfig(hidden=16, layers=2, prior_scale=0.0, features="engine")),
     "rummy, trunk without features": ("rummy", NetConfig(hidden=16, layers=2, prior_scale=0.0, features="engine",
                                                          trunk_features=False)),
+    "rummy, facts weighed by the position": ("rummy", NetConfig(hidden=16, layers=2, prior_scale=0.0,
+                                                                features="engine", trunk_features=False,
+                                                                fact_gate=True)),
+    "gin, facts weighed by the position": ("gin", NetConfig(hidden=32, layers=2, prior_scale=0.0,
+                                                            features="engine", fact_gate=True)),
 }
 
 

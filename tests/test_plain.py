@@ -305,3 +305,58 @@ def test_pfsp_draws_the_snapshots_the_learner_beats_least_and_keeps_its_counts(t
     assert again.record == pool.record
     with pytest.raises(train.ConfigError, match="snapshot_sampling"):
         train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", ["snapshot_sampling=best"])
+
+
+@pytest.mark.parametrize("game", ["gin", "rummy"])
+def test_the_fact_gate_weighs_each_kind_of_fact_by_the_position(game):
+    """net.fact_gate: a kind of fact's weight is its learned weight plus a linear map of the
+    trunk's output, per position. Zero at the start (the logits of the network without it);
+    then each logit is the head's plus, per fact column, (weight + gate) of its kind times the
+    fact, summed into the action it scores, checked column by column; and the greedy move is
+    the argmax of those logits."""
+    from rummyrl.agents.network import NetConfig, PolicyNet
+
+    g = games.get(game)
+    cfg = dict(hidden=16, layers=2, prior_scale=0.0, features="engine", trunk_features=False)
+    torch.manual_seed(0)
+    gated = PolicyNet(game, NetConfig(**cfg, fact_gate=True))
+    plain = PolicyNet(game, NetConfig(**cfg))
+    with torch.no_grad():
+        for p in gated.parameters():
+            if p is not gated.fact_gate.weight and p is not gated.fact_gate.bias:
+                p.normal_(0.0, 0.3)
+    plain.load_state_dict({k: v for k, v in gated.state_dict().items() if not k.startswith("fact_gate")})
+    st = g.engine.init(48, seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(9):  # a few moves in: facts of several kinds
+        g.engine.step(st, np.array([rng.choice(np.flatnonzero(m)) for m in st.mask]), inplace=True)
+    obs = g.engine.observe(st).astype(np.float32)
+    facts = action_features("engine", game, obs, st.mask, "").astype(np.float32)
+    o, f, m = torch.from_numpy(obs), torch.from_numpy(facts), torch.from_numpy(st.mask)
+    with torch.no_grad():
+        assert torch.equal(gated(o, f, m)[0], plain(o, f, m)[0])  # a zero gate: no change
+        gated.fact_gate.weight.normal_(0.0, 0.5)
+        gated.fact_gate.bias.normal_(0.0, 0.5)
+        logits = gated(o, f, m)[0].numpy()
+        h = gated.trunk(o)
+        kinds = (gated.feature_skip + gated.fact_gate(h)).numpy()  # (B, K)
+        head = gated.policy(h).numpy()
+    assert np.ptp(kinds, axis=0).min() > 0  # every kind's weight differs between positions
+    A, clamped = g.num_actions, np.clip(facts, -30.0, 20.0)
+    for b in range(len(obs)):
+        want = head[b].astype(np.float64)
+        for col, (action, kind) in enumerate(zip(g.feature_actions, g.feature_groups)):
+            want[action] += kinds[b, kind] * clamped[b, col]
+        legal = st.mask[b]
+        np.testing.assert_allclose(logits[b, legal], want[legal], rtol=1e-4, atol=1e-4)
+        assert (logits[b, ~legal] < -1e8).all()
+    assert (gated.greedy(o, f, m).numpy() == logits.argmax(1)).all()
+
+
+def test_the_fact_gate_needs_the_engine_facts():
+    from rummyrl.agents.network import NetConfig
+
+    with pytest.raises(ValueError, match="net.fact_gate weighs the engine's facts: it needs net.features: engine"):
+        NetConfig(features="none", prior_scale=0.0, fact_gate=True).check(games.get("rummy"))
+    with pytest.raises(ValueError, match="net.fact_gate must be true or false, got 'yes'"):
+        NetConfig(features="engine", prior_scale=0.0, fact_gate="yes").check(games.get("rummy"))
