@@ -14,7 +14,9 @@ entropy NaN), so they have probability zero and no entropy.
 With ``card_head`` (:class:`CardHead`) a card action's logit also gets a score of its
 card, computed by one small convolution over the 4 x 13 card grid for all 52 cards: one
 lesson about a card ("take a discard that joins two of my cards") then holds for every
-card, where one output row per action learns each card apart.
+card, where one output row per action learns each card apart. :class:`CardReadout`
+(``card_readout``) is its light form: one layer over a few planes, for the discards and the
+take. With ``fact_gate`` the engine features' weights also depend on the position.
 """
 
 from __future__ import annotations
@@ -71,7 +73,15 @@ class NetConfig:
     vector per kind of action, shared by the 52 cards, so a lesson about one card holds for
     all; zero at the start, like the head."""
     card_channels: int = 64
-    """Width of the card head's convolution."""
+    """Width of the card head's convolution, and of the card readout's."""
+    card_readout: bool = False
+    """A light per-card score of the one-card actions (discards; Gin also knocks) and the take
+    (:class:`CardReadout`): one convolution along the suits and across them over a few card
+    planes (the game's ``readout_planes``: the hand, the face-up card, the unseen cards and
+    what the next player and the table could use), with the trunk's summary of the game added
+    at every card. A card's worth to keep or throw depends on its neighbours and on who could
+    use it, which per-action counts fold away; at a few planes and ``card_channels`` 16 it
+    costs a fraction of the card head."""
     prior_scale: float = 1.0
     """Weight of the expert's preference added to the logits (0 for a plain network)."""
     features: str = "expert"
@@ -121,6 +131,10 @@ class NetConfig:
                 self.prior_scale or self.card_head or self.features == "engine"):
             raise ValueError(f"net.trunk_features is false and nothing else reads the {self.features!r} "
                              f"features (net.prior_scale is 0, no card head): set one, or features: none")
+        if not isinstance(self.card_readout, bool):
+            raise ValueError(f"net.card_readout must be true or false, got {self.card_readout!r}")
+        if self.card_readout and self.card_head:
+            raise ValueError("net.card_readout and net.card_head both score the card actions: choose one")
         if not isinstance(self.fact_gate, bool):
             raise ValueError(f"net.fact_gate must be true or false, got {self.fact_gate!r}")
         if self.fact_gate and self.features != "engine":
@@ -190,6 +204,7 @@ class PolicyNet(nn.Module):
             nn.init.zeros_(self.fact_gate.weight)
             nn.init.zeros_(self.fact_gate.bias)
         self.cards = CardHead(game, cfg.card_channels, d) if cfg.card_head else None
+        self.readout = CardReadout(game, cfg.card_channels, d) if cfg.card_readout else None
         self.value = nn.Linear(d, 1)
         nn.init.orthogonal_(self.value.weight, 1.0)
         nn.init.zeros_(self.value.bias)
@@ -247,7 +262,7 @@ class PolicyNet(nn.Module):
         card head, which scores every card at once, the logits are :meth:`forward`'s."""
         h = self._hidden(obs, prior)
         r, c = mask.nonzero(as_tuple=True)  # row-major: each row's legal actions in order
-        if self.cards is not None or r.numel() * h.shape[1] * 4 > mask.numel():
+        if self.cards is not None or self.readout is not None or r.numel() * h.shape[1] * 4 > mask.numel():
             return self._logits(h, obs, prior, mask).argmax(1)
         w = self.policy.weight
         logit = torch.einsum("nd,nd->n", h[r], w[c]) + self.policy.bias[c]
@@ -295,6 +310,8 @@ class PolicyNet(nn.Module):
         logits = self.policy(h)
         if self.cards is not None:
             logits = logits + self.cards(obs, prior, mask, h)
+        if self.readout is not None:
+            logits = self.readout.add_to(logits, obs, h)
         # the sums below are made in place, each one fused pass over (B, A) (Rummy: 1,267 actions):
         # the head's output is not needed by its own backward, so autograd allows it
         if self.cfg.prior_scale:
@@ -331,7 +348,7 @@ class NetStack:
 
     def __init__(self, nets: list[PolicyNet]):
         if not nets or not all(self.supports(n) and n.cfg == nets[0].cfg for n in nets):
-            raise ValueError("NetStack takes networks of one architecture with no card head")
+            raise ValueError("NetStack takes networks of one architecture with no card head or readout")
         first = nets[0]
         self.cfg, self.dtype = first.cfg, first.trunk_dtype
         layers = [[m for m in n.trunk if isinstance(m, nn.Linear)] + [n.policy] for n in nets]
@@ -354,7 +371,7 @@ class NetStack:
 
     @staticmethod
     def supports(net: PolicyNet) -> bool:
-        return net.cards is None
+        return net.cards is None and net.readout is None
 
     @torch.no_grad()
     def logits(self, nets: np.ndarray, groups: list[np.ndarray], obs: np.ndarray, prior: np.ndarray,
@@ -460,6 +477,52 @@ class CardHead(nn.Module):
         return out.index_add(1, torch.tensor([self.take], device=obs.device), take[:, None])
 
 
+
+class CardReadout(nn.Module):
+    """Light per-card scores of the one-card actions and the take (``NetConfig.card_readout``).
+
+    The game's ``readout_planes`` are laid on the 4 x 13 grid of suits by ranks; one
+    convolution along the suit (five ranks wide: a card's run neighbours) and one across the
+    four suits of a rank (its set neighbours), a learned vector per card (its rank and so its
+    value) and a projection of the trunk's summary ``h`` give each card a vector; a linear
+    score per kind of action (each one-card block, then the take, whose card is the face-up
+    card) is added to that card's action logit. The score starts at zero. Unlike
+    :class:`CardHead` it reads a few planes, has one layer and adds its scores to the action
+    blocks directly, with no (cards x actions) product."""
+
+    def __init__(self, game, channels: int, context: int):
+        super().__init__()
+        game = games.get(game)
+        self.blocks, self.take, self.top = list(game.card_blocks), game.take_action, game.top_discard
+        if any(a.stop > b.start for a, b in zip(self.blocks, self.blocks[1:])):
+            raise ValueError(f"{game.name}: the card blocks must come in action order, got {self.blocks}")
+        self.register_buffer("planes", torch.tensor(game.readout_planes, dtype=torch.long), persistent=False)
+        cin = len(game.readout_planes)
+        self.run = nn.Conv2d(cin, channels, (1, 5), padding=(0, 2))
+        self.set = nn.Conv2d(cin, channels, (4, 1))
+        self.where = nn.Parameter(torch.zeros(1, channels, 4, 13))
+        self.context = nn.Linear(context, channels)
+        self.score = nn.Linear(channels, len(self.blocks) + 1, bias=False)
+        nn.init.zeros_(self.score.weight)
+
+    def forward(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """``(B, 52, kinds)``: each card's score for each kind of action (the last: the take)."""
+        B = obs.shape[0]
+        x = obs[:, : (int(self.planes.max()) + 1) * 52].reshape(B, -1, 52)[:, self.planes].reshape(B, -1, 4, 13)
+        x = torch.relu(self.run(x) + self.set(x) + self.where + self.context(h)[:, :, None, None])
+        return self.score(x.reshape(B, x.shape[1], 52).transpose(1, 2))
+
+    def add_to(self, logits: torch.Tensor, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """``logits`` with each card action's score added (a new tensor)."""
+        s = self(obs, h)
+        parts, at = [], 0
+        for k, b in enumerate(self.blocks):
+            parts += [logits[:, at:b.start], logits[:, b] + s[:, :, k]]
+            at = b.stop
+        parts.append(logits[:, at:])
+        out = torch.cat(parts, 1)
+        take = (obs[:, self.top] * s[:, :, -1]).sum(1)
+        return out.index_add(1, torch.tensor([self.take], device=obs.device), take[:, None])
 
 
 def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

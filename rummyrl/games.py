@@ -98,6 +98,11 @@ class Game:
     """``(F,)`` per column of the engine features: the action whose logit it scores (the
     first ``A`` columns are the actions in order; Rummy adds columns for the draws and
     discards)."""
+    readout_planes: tuple[int, ...] = ()
+    """The card planes (indices of the observation's 52-card planes) that a network's card
+    readout reads (``NetConfig.card_readout``): what a card's worth to keep or to throw
+    depends on, the hand, the face-up card, the unseen cards, and what the next player and
+    the table could use."""
     agents: Mapping[str, str] = field(default_factory=dict)
     """Rule agents: name -> entry point of the class, constructed as ``cls(params=...)``."""
     preferences: Mapping[str, str] = field(default_factory=dict)
@@ -265,6 +270,16 @@ SEARCH_DEFAULTS = {
     "z": (float, 1.0),
 }
 
+def _planes(engine, *parts) -> tuple[int, ...]:
+    """The indices of the observation's 52-card planes named ``part`` or ``(part, seat)``
+    (the relative seat's plane of a part with one per seat)."""
+    out = []
+    for part in parts:
+        name, seat = part if isinstance(part, tuple) else (part, 0)
+        out.append(engine.OBS_LAYOUT[name].start // NUM_CARDS + seat)
+    return tuple(out)
+
+
 register(Game(
     name="gin", title="Gin Rummy", engine=gin, config_cls=gin.GinConfig, deal="hand",
     min_players=2, max_players=2, default_players=2,
@@ -292,6 +307,8 @@ register(Game(
     engine_features=engine_features.gin_features,
     feature_groups=engine_features.GIN_FEATURE_GROUPS,
     feature_actions=engine_features.GIN_FEATURE_ACTIONS,
+    readout_planes=_planes(gin, "hand", "top_discard", "pile", "unseen", "opp_known", "opp_thrown",
+                           "opp_passed"),
     agents=MappingProxyType({
         "simple": "rummyrl.agents.gin_simple:SimpleGinAgent",
         "expert": "rummyrl.agents.gin_expert:ExpertGinAgent",
@@ -337,6 +354,10 @@ register(Game(
     engine_features=engine_features.rummy_features,
     feature_groups=engine_features.RUMMY_FEATURE_GROUPS,
     feature_actions=engine_features.RUMMY_FEATURE_ACTIONS,
+    # the next player's (relative seat 1) known cards, throws and passes, the two after it
+    # known cards (with four players; seats past the table's are zero planes)
+    readout_planes=_planes(rummy, "hand", "table_fits", "top_discard", "pile", "unseen", ("known", 1),
+                           ("known", 2), ("known", 3), ("thrown", 1), ("passed", 1)),
     agents=MappingProxyType({
         "simple": "rummyrl.agents.rummy_simple:SimpleRummyAgent",
         "expert": "rummyrl.agents.rummy_expert:ExpertRummyAgent",

@@ -84,6 +84,10 @@ def test_what_cannot_be_stacked_is_refused():
     card = PolicyNet("gin", NetConfig(hidden=8, layers=1, prior_scale=0.0, features="engine", card_head=True))
     with pytest.raises(ValueError, match="one architecture with no card head"):
         NetStack([card])
+    read = PolicyNet("gin", NetConfig(hidden=8, layers=1, prior_scale=0.0, features="engine", card_readout=True))
+    assert not NetStack.supports(read)  # the pool plays it by its own forward pass
+    with pytest.raises(ValueError, match="no card head or readout"):
+        NetStack([read])
     with pytest.raises(ValueError, match="one architecture with no card head"):
         NetStack(nets(game, cfg, 1) + [PolicyNet("gin", NetConfig(hidden=8, layers=1, prior_scale=0.0,
                                                                     features="engine"))])

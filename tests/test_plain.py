@@ -360,3 +360,67 @@ def test_the_fact_gate_needs_the_engine_facts():
         NetConfig(features="none", prior_scale=0.0, fact_gate=True).check(games.get("rummy"))
     with pytest.raises(ValueError, match="net.fact_gate must be true or false, got 'yes'"):
         NetConfig(features="engine", prior_scale=0.0, fact_gate="yes").check(games.get("rummy"))
+
+
+@pytest.mark.parametrize("game", ["gin", "rummy"])
+def test_the_card_readout_scores_each_card_by_its_neighbours_in_a_few_planes(game):
+    """net.card_readout: zero at the start (the logits of the network without it); then each
+    card action's logit gains its card's score, checked against a slow reference of the two
+    convolutions (five ranks along the suit, the four suits of the rank) over the game's
+    readout planes; the take gains the face-up card's; other actions nothing."""
+    from rummyrl.agents.network import NetConfig, PolicyNet
+
+    g = games.get(game)
+    cfg = dict(hidden=16, layers=1, prior_scale=0.0, features="none", trunk_features=False, card_channels=4)
+    torch.manual_seed(1)
+    read = PolicyNet(game, NetConfig(**cfg, card_readout=True))
+    plain = PolicyNet(game, NetConfig(**cfg))
+    with torch.no_grad():
+        for p in read.parameters():
+            p.normal_(0.0, 0.3)
+        read.readout.score.weight.zero_()
+    plain.load_state_dict({k: v for k, v in read.state_dict().items() if not k.startswith("readout")})
+    st = g.engine.init(24, seed=7)
+    rng = np.random.default_rng(7)
+    for _ in range(7):
+        g.engine.step(st, np.array([rng.choice(np.flatnonzero(m)) for m in st.mask]), inplace=True)
+    obs = g.engine.observe(st).astype(np.float32)
+    o, m = torch.from_numpy(obs), torch.from_numpy(st.mask)
+    f = torch.zeros(len(obs), 0)
+    with torch.no_grad():
+        assert torch.equal(read(o, f, m)[0], plain(o, f, m)[0])
+        read.readout.score.weight.normal_(0.0, 0.5)
+        gained = (read(o, f, m)[0] - plain(o, f, m)[0]).numpy()
+        h = read.trunk(o).numpy()
+    r = read.readout
+    run_w, run_b = r.run.weight.detach().numpy(), r.run.bias.detach().numpy()
+    set_w, set_b = r.set.weight.detach().numpy(), r.set.bias.detach().numpy()
+    where, score = r.where.detach().numpy()[0], r.score.weight.detach().numpy()
+    ctx = h @ r.context.weight.detach().numpy().T + r.context.bias.detach().numpy()
+    planes = obs[:, : g.card_planes * 52].reshape(len(obs), -1, 4, 13)[:, list(g.readout_planes)]
+    top = obs[:, g.top_discard]
+    for b in range(len(obs)):
+        want = np.zeros(g.num_actions)
+        scores = np.zeros((52, len(g.card_blocks) + 1))
+        for card in range(52):
+            suit, rank = divmod(card, 13)
+            v = run_b + set_b + where[:, suit, rank] + ctx[b]
+            for k in range(-2, 3):
+                if 0 <= rank + k < 13:
+                    v = v + run_w[:, :, 0, k + 2] @ planes[b, :, suit, rank + k]
+            for s2 in range(4):
+                v = v + set_w[:, :, s2, 0] @ planes[b, :, s2, rank]
+            scores[card] = score @ np.maximum(v, 0.0)
+        for k, block in enumerate(g.card_blocks):
+            want[block] += scores[:, k]
+        want[g.take_action] += scores[:, -1] @ top[b]
+        legal = st.mask[b]
+        np.testing.assert_allclose(gained[b, legal], want[legal], rtol=1e-4, atol=1e-4)
+    assert np.abs(gained[st.mask]).max() > 0.01  # the scores are not all zero
+
+
+def test_the_card_readout_and_the_card_head_are_one_or_the_other():
+    from rummyrl.agents.network import NetConfig
+
+    with pytest.raises(ValueError, match="net.card_readout and net.card_head both score the card actions"):
+        NetConfig(card_readout=True, card_head=True).check(games.get("gin"))
