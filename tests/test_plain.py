@@ -4,6 +4,7 @@ per-action features they read, and the shipped ``pretrained-plain``."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -34,8 +35,10 @@ def _forbid_the_expert(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a plain run consulted the expert")
 
-    for name in ("gin_expert", "rummy_expert", "rummy_planner"):
-        module = sys.modules.get(f"rummyrl.agents.{name}") or __import__(f"rummyrl.agents.{name}", fromlist=["x"])
+    # every module imported before any is patched: one imported in between (the planner imports
+    # the expert's preferences by name) would keep the refusal after the test
+    modules = [importlib.import_module(f"rummyrl.agents.{name}") for name in ("gin_expert", "rummy_expert", "rummy_planner")]
+    for module in modules:
         for attr in ("expert_preferences", "planned_preferences"):
             if hasattr(module, attr):
                 monkeypatch.setattr(module, attr, refuse)
