@@ -1331,25 +1331,37 @@ table("plain_gin_budgets", DynTable(
     note="The curriculum run's network at each budget (its checkpoint at that time; the learning rate is "
          "constant, so a shorter run is this run stopped there), 2,000 duplicate games to 100 on fresh deals."))
 
+_BOTH = ("simple", "expert")
+_READ = (_PL + "rummy_read/results.json", "policy")
+_READ_OTHER = (_PL + "rummy_read/results_seed20013.json", "rummy_read/best")
+
 table("plain_rummy", Table(
     ["network", "against", "games", "games won (chance 25%)"],
-    [[label, f"three {o}", GAMES(pairing(path, agent, o)), WR(pairing(path, agent, o))]
-     for label, path, agent in (("each round's margin over the mean of the others as reward, 120 minutes: best checkpoint",
-                                 _PL + "rummy_margin/results.json", "policy"),
-                                ("the take after its best discard, table cards not loose, 120 minutes: best checkpoint",
-                                 _PL + "rummy_take/results.json", "policy"),
-                                ("loose cards and outs, the trunk reading the observation: best checkpoint",
-                                 _PL + "rummy_facts/results.json", "policy"),
-                                ("3 epochs at 0.001, overlap, bf16: best checkpoint", _PL + "rummy_ep3/results.json",
-                                 "policy"),
-                                ("1 epoch at 0.0005: best checkpoint", _PL + "rummy/results.json", "rummy/best"))
-     for o in ("simple", "expert")],
-    align="llrl", note="2,000 duplicate games to 200 on fresh deals each, one seat of four."))
+    [[label, f"three {o}", GAMES(ref(o)), WR(ref(o))]
+     for label, ref, against in (
+         ("a card readout and the facts weighed by the position, 120 minutes: best checkpoint",
+          lambda o: pairing(*_READ, o), _BOTH),
+         ("the same checkpoint on 2,000 other fresh deals (seed 20013)", lambda o: pairing(*_READ_OTHER, o),
+          ("simple",)),
+         ("the same checkpoint, both sets of deals", lambda o: pool(pairing(*_READ, o), pairing(*_READ_OTHER, o)),
+          ("simple",)),
+         *((label, lambda o, path=path, agent=agent: pairing(path, agent, o), _BOTH) for label, path, agent in (
+             ("each round's margin over the mean of the others as reward, 120 minutes: best checkpoint",
+              _PL + "rummy_margin/results.json", "policy"),
+             ("the take after its best discard, table cards not loose, 120 minutes: best checkpoint",
+              _PL + "rummy_take/results.json", "policy"),
+             ("loose cards and outs, the trunk reading the observation: best checkpoint",
+              _PL + "rummy_facts/results.json", "policy"),
+             ("3 epochs at 0.001, overlap, bf16: best checkpoint", _PL + "rummy_ep3/results.json", "policy"),
+             ("1 epoch at 0.0005: best checkpoint", _PL + "rummy/results.json", "rummy/best"))))
+     for o in against],
+    align="llrl", note="Duplicate games to 200 on fresh deals, one seat of four."))
 
 table("plain_rummy_curve", DynTable(
-    lambda ctx: _merge_curves(ctx, [("each round's margin as reward", _PL + "rummy_margin_curve.json"),
+    lambda ctx: _merge_curves(ctx, [("a card readout, the facts weighed by the position", _PL + "rummy_read_curve.json"),
+                                    ("each round's margin as reward", _PL + "rummy_margin_curve.json"),
                                     ("the take after its best discard, table cards not loose",
-                                     _PL + "rummy_take_curve.json"),
+                                     _PL + "rummy_take_curve.json", 15),
                                     ("loose cards and outs, the trunk reading the observation",
                                      _PL + "rummy_facts_curve.json", 15),
                                     ("loose cards and outs, the trunk reading them (died)",
