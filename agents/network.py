@@ -477,7 +477,6 @@ class CardHead(nn.Module):
         return out.index_add(1, torch.tensor([self.take], device=obs.device), take[:, None])
 
 
-
 class CardReadout(nn.Module):
     """Light per-card scores of the one-card actions and the take (``NetConfig.card_readout``).
 
