@@ -497,6 +497,7 @@ class CardReadout(nn.Module):
             raise ValueError(f"{game.name}: the card blocks must come in action order, got {self.blocks}")
         self.register_buffer("planes", torch.tensor(game.readout_planes, dtype=torch.long), persistent=False)
         cin = len(game.readout_planes)
+        self.span = (max(game.readout_planes) + 1) * 52  # the observation's columns up to the last plane
         self.run = nn.Conv2d(cin, channels, (1, 5), padding=(0, 2))
         self.set = nn.Conv2d(cin, channels, (4, 1))
         self.where = nn.Parameter(torch.zeros(1, channels, 4, 13))
@@ -507,7 +508,7 @@ class CardReadout(nn.Module):
     def forward(self, obs: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         """``(B, 52, kinds)``: each card's score for each kind of action (the last: the take)."""
         B = obs.shape[0]
-        x = obs[:, : (int(self.planes.max()) + 1) * 52].reshape(B, -1, 52)[:, self.planes].reshape(B, -1, 4, 13)
+        x = obs[:, : self.span].reshape(B, -1, 52)[:, self.planes].reshape(B, -1, 4, 13)
         x = torch.relu(self.run(x) + self.set(x) + self.where + self.context(h)[:, :, None, None])
         return self.score(x.reshape(B, x.shape[1], 52).transpose(1, 2))
 
