@@ -163,49 +163,135 @@ def write_records(path, records, append: bool = True) -> Path:
     return path
 
 
-def read_records(path) -> list[dict]:
-    """The records of a ``.jsonl`` file, or of every ``*.jsonl`` file of a folder (sorted),
-    each checked by :func:`check_record`; a bad line is a :class:`RecordError` naming the
-    file and line."""
+def _record_files(path) -> list[Path]:
     path = Path(path)
     if path.is_dir():
         files = sorted(path.glob("*.jsonl"))
         if not files:
             raise FileNotFoundError(f"{path} holds no *.jsonl records")
-    elif path.is_file():
-        files = [path]
-    else:
-        raise FileNotFoundError(f"no record file or folder {path}")
+        return files
+    if path.is_file():
+        return [path]
+    raise FileNotFoundError(f"no record file or folder {path}")
+
+
+def scan_records(path):
+    """Every non-blank line of a ``.jsonl`` file, or of every ``*.jsonl`` file of a folder
+    (sorted), as ``(file, line_no, record, None)`` when it is a valid record
+    (:func:`check_record`) and ``(file, line_no, None, reason)`` when it is not: a bad line
+    never hides the good ones. Raises FileNotFoundError for a missing file or an empty folder."""
+    for f in _record_files(path):
+        with f.open("rb") as fh:
+            for i, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    yield f, i, None, f"not UTF-8 (byte {e.start}: {raw[e.start:e.start + 1]!r})"
+                    continue
+                try:
+                    rec = check_record(json.loads(line))
+                except (RecordError, ValueError, RecursionError) as e:
+                    yield f, i, None, (f"not JSON ({e})" if isinstance(e, json.JSONDecodeError) else
+                                       "not JSON (nested too deeply)" if isinstance(e, RecursionError) else str(e))
+                    continue
+                yield f, i, rec, None
+
+
+def read_records(path) -> list[dict]:
+    """The records of a ``.jsonl`` file, or of every ``*.jsonl`` file of a folder (sorted),
+    each checked by :func:`check_record`; a bad line is a :class:`RecordError` naming the
+    file and line (:func:`scan_records` reads past bad lines instead)."""
     out = []
-    for f in files:
-        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(check_record(json.loads(line)))
-            except (ValueError, RecordError) as e:
-                raise RecordError(f"{f}:{i}: {e}") from None
+    for f, i, rec, error in scan_records(path):
+        if error is not None:
+            raise RecordError(f"{f}:{i}: {error}")
+        out.append(rec)
     return out
 
 
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _int_field(where: str, x, lo: int, hi: int) -> int:
+    if not _is_int(x) or not lo <= x <= hi:
+        raise RecordError(f"{where} must be an integer {lo}..{hi}, got {json.dumps(x)[:40]}")
+    return x
+
+
+def _int_list(where: str, x, n: int) -> list:
+    if not isinstance(x, list) or len(x) != n or not all(_is_int(v) for v in x):
+        raise RecordError(f"{where} must be a list of {n} integers, got {json.dumps(x)[:60]}")
+    return x
+
+
 def check_record(rec) -> dict:
-    """``rec`` if it is a game record this version reads, else :class:`RecordError` naming
-    what is missing or wrong."""
+    """``rec`` if it is a well-formed game record this version reads, else
+    :class:`RecordError` naming the field that is missing or wrong: the rules (a valid
+    config of the game), the seats and their specs, every deal's dealer, deck and actions
+    (ids of the game's action space), each deal's end and the result (seats in range, one
+    total per seat). Whether the actions are legal, and the ends and result what the engine
+    gives, is checked by :func:`replay`."""
     if not isinstance(rec, dict):
         raise RecordError(f"a record is a JSON object, got {type(rec).__name__}")
     if rec.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, got {rec.get('format')!r}")
+        raise RecordError(f"format must be {FORMAT!r}, got {rec.get('format')!r:.60}")
     for key, kind in (("game", str), ("rules", dict), ("players", int), ("seats", list), ("deals", list)):
-        if not isinstance(rec.get(key), kind):
+        if not isinstance(rec.get(key), kind) or isinstance(rec.get(key), bool):
             raise RecordError(f"field {key!r} must be a {kind.__name__}, got {rec.get(key)!r:.60}")
-    registry.get(rec["game"])
-    if len(rec["seats"]) != rec["players"]:
-        raise RecordError(f"{rec['players']} players but {len(rec['seats'])} seats")
+    if rec["game"] not in registry.names():
+        raise RecordError(f"unknown game {rec['game']!r:.40}; the games: {registry.names()}")
+    g = registry.get(rec["game"])
+    try:
+        config = g.config_cls.from_dict(rec["rules"])
+    except (TypeError, ValueError) as e:
+        raise RecordError(f"rules: {e}") from None
+    P = g.players_of(config)
+    if rec["players"] != P:
+        raise RecordError(f"players is {rec['players']} but the rules are for {P} players")
+    if len(rec["seats"]) != P or not all(isinstance(s, str) for s in rec["seats"]):
+        raise RecordError(f"seats must be a list of {P} labels (strings), got {json.dumps(rec['seats'])[:80]}")
+    specs = rec.get("seat_specs")
+    if specs is not None and (not isinstance(specs, list) or len(specs) != P
+                              or not all(s is None or isinstance(s, str) for s in specs)):
+        raise RecordError(f"seat_specs must be a list of {P} agent specs (strings, null for a person), "
+                          f"got {json.dumps(specs)[:80]}")
+    if "seed" in rec and rec["seed"] is not None:
+        _int_field("seed", rec["seed"], 0, 2**64 - 1)
     if not rec["deals"]:
         raise RecordError("a record has at least one deal")
+    A = g.num_actions
     for d, deal in enumerate(rec["deals"]):
-        if not isinstance(deal, dict) or not isinstance(deal.get("actions"), list) or "deck" not in deal:
+        if not isinstance(deal, dict) or not isinstance(deal.get("actions"), list) or "deck" not in deal \
+                or "dealer" not in deal:
             raise RecordError(f"deal {d} must be an object with 'dealer', 'deck' and 'actions'")
+        _int_field(f"deal {d}: dealer", deal["dealer"], 0, P - 1)
+        try:
+            parse_deck(deal["deck"])
+        except ValueError as e:
+            raise RecordError(f"deal {d}: deck: {e}") from None
+        for i, a in enumerate(deal["actions"]):
+            _int_field(f"deal {d}, action {i}", a, 0, A - 1)
+        if "reasons" in deal and (not isinstance(deal["reasons"], list) or len(deal["reasons"]) != len(deal["actions"])):
+            raise RecordError(f"deal {d}: reasons must be a list with one entry per action")
+        if "end" in deal:
+            if deal["end"] not in g.end_names:
+                raise RecordError(f"deal {d}: end must be one of {list(g.end_names)}, got {deal['end']!r:.40}")
+            _int_field(f"deal {d}: winner", deal.get("winner"), -1, P - 1)
+            _int_field(f"deal {d}: points", deal.get("points"), -10**9, 10**9)
+            _int_list(f"deal {d}: scores", deal.get("scores"), P)
+    res = rec.get("result")
+    if res is not None:
+        if not isinstance(res, dict):
+            raise RecordError(f"result must be an object, got {json.dumps(res)[:40]}")
+        _int_field("result.winner", res.get("winner"), -1, P - 1)
+        _int_list("result.totals", res.get("totals"), P)
+        _int_field("result.margin", res.get("margin"), -10**9, 10**9)
+        _int_field("result.deals", res.get("deals"), 0, len(rec["deals"]))
+        if not isinstance(res.get("truncated"), bool):
+            raise RecordError(f"result.truncated must be true or false, got {json.dumps(res.get('truncated'))[:40]}")
     return rec
 
 
@@ -364,4 +450,5 @@ def _is_card(word: str) -> bool:
 
 
 __all__ = ["BatchRecorder", "FILE_NAME", "FORMAT", "GameRecorder", "RecordError", "RecordMismatch", "Replay",
-           "action_text", "check_record", "seat_names", "deck_text", "parse_deck", "read_records", "replay", "write_records"]
+           "action_text", "check_record", "seat_names", "deck_text", "parse_deck", "read_records", "replay",
+           "scan_records", "write_records"]
