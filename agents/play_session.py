@@ -156,9 +156,9 @@ class Session:
             return self.moves_text()
         if w in ("s", "show"):
             return self.view()
-        if w.isdigit():
+        if w.isascii() and w.isdigit():  # ASCII only: "²" is a digit to isdigit but not to int
             moves = self.legal_moves()
-            n = int(w)
+            n = int(w) if len(w) <= 6 else 0
             if len(words) > 1:
                 raise Refused(f"a move number stands alone; got {line.strip()!r}")
             if not 1 <= n <= len(moves):

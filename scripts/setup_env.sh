@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Make .venv (once) and install the project into it with the extras given as arguments.
-# Idempotent: a second run with the same pyproject.toml and extras does nothing.
+# Idempotent: a run with the same pyproject.toml asking for extras already installed does nothing.
 # Usage: bash scripts/setup_env.sh [EXTRA ...]      e.g. bash scripts/setup_env.sh dev sb3 ray
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-extras=$(IFS=,; echo "$*")
-want="$(sha1sum pyproject.toml | cut -d' ' -f1) [$extras]"
+# the extras asked for, joined with those installed before (an install never drops one), sorted
 stamp=.venv/.rummyrl-installed
+hash=$(sha1sum pyproject.toml | cut -d' ' -f1)
+had=""
+[ -f "$stamp" ] && had=$(sed -n 's/^[0-9a-f]* \[\(.*\)\]$/\1/p' "$stamp" | tr ',' ' ')
+extras=$(printf '%s\n' "$@" $had | sed '/^$/d' | sort -u | paste -sd, -)
+want="$hash [$extras]"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     exit 0
 fi

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import warnings
 
@@ -76,10 +77,19 @@ def hidden_after(rp, step: int, me: int) -> set[int]:
     return hidden(after, me)
 
 
+#: where the test client says it is: a loopback address the server answers (not "testserver"),
+#: and the page's own origin, which every state-changing request must carry
+BASE = "http://127.0.0.1:8000"
+
+
+def web_client(app) -> TestClient:
+    """A client of ``app`` as the table's own page is: same origin, JSON bodies."""
+    return TestClient(app, base_url=BASE, headers={"Origin": BASE, "Content-Type": "application/json"})
+
+
 @pytest.fixture()
 def client():
-    app = create_app(["expert", "simple", "random"], rules={"target": 40})
-    return TestClient(app)
+    return web_client(create_app(["expert", "simple", "random"], rules={"target": 40}))
 
 
 def server_game(client, gid):
@@ -260,7 +270,7 @@ def record_dir(tmp_path_factory):
 
 
 def test_replays_step_jump_and_explain(record_dir):
-    client = TestClient(create_app(["expert"], records=[record_dir]))
+    client = web_client(create_app(["expert"], records=[record_dir]))
     listing = client.get("/api/records").json()
     assert listing["total"] == 5
     gin_ids = [r["id"] for r in listing["records"] if r["game"] == "gin"]
@@ -319,6 +329,18 @@ def test_the_command_line_refuses_bad_arguments(capsys, tmp_path):
     assert web_main(["--opponent", "nobody"]) == 2
     assert "no opponent can play any game" in capsys.readouterr().err
     assert web_main(["--target", "-5"]) == 2
+    with pytest.raises(SystemExit) as stop:  # argparse's own one-line error, after the usage line
+        web_main(["--port", "99999"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "--port: must be a port number 0..65535" in err and "Traceback" not in err
+    # a bad record is listed as broken and the server goes on; a port in use is one line, and
+    # no URL is printed before it (the socket is bound before anything is announced)
     (tmp_path / "bad.jsonl").write_text(json.dumps({"format": "x"}) + "\n")
-    assert web_main(["--records", str(tmp_path / "bad.jsonl")]) == 2
-    assert "bad.jsonl:1: format must be" in capsys.readouterr().err
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert web_main(["--records", str(tmp_path / "bad.jsonl"), "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert "1 record(s) are broken" in err and f"cannot listen on 127.0.0.1:{port}" in err, err
+    assert "http://" not in err and "Traceback" not in err

@@ -2,6 +2,6 @@
 
 import sys
 
-from .server import main
+from . import main
 
 sys.exit(main())

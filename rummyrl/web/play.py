@@ -8,6 +8,12 @@ with ``viewer`` set), their legal moves, and the moves since their last one. The
 hidden cards and the stock never leave the server while a deal is on; the showdown at a
 deal's end shows what the rules show. Each game records itself (:mod:`rummyrl.records`), so
 that a finished game can be replayed.
+
+Nothing from which a hidden card can be computed is sent while a game is on: the server
+deals from a seed of 63 bits drawn with :mod:`secrets` (the deals and the agents' random
+choices follow from it) and sends it only once the game is over. A seed the person chose
+gives the deal away to them, so such a game is marked ``deal_known`` in every answer and
+``deal_known_to_player`` in its record.
 """
 
 from __future__ import annotations
@@ -28,20 +34,11 @@ from rummyrl.envs.render_html import ended_html, table_html, table_view
 from rummyrl.reasons import explain
 from rummyrl.records import GameRecorder
 
+from .errors import ApiError
 from .why import reason_rows
 
 #: a game id: 16 hex digits
 GAME_ID = re.compile(r"^[0-9a-f]{16}$")
-
-
-class ApiError(Exception):
-    """A request the server refuses: the HTTP status and a message saying what was wrong
-    and what is allowed."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 @dataclass
@@ -57,11 +54,14 @@ class Opponent:
 class PlayGame:
     """One game of a person (seat ``session.human``) against ``opponent`` in every other seat."""
 
-    def __init__(self, gid: str, session: Session, opponent: Opponent, seed: int):
+    def __init__(self, gid: str, session: Session, opponent: Opponent, seed: int, deal_known: bool = False,
+                 client: str = ""):
         self.id = gid
         self.session = session
         self.opponent = opponent
         self.seed = seed
+        self.deal_known = deal_known
+        self.client = client
         self.game = session.game
         self.lock = threading.Lock()
         self.created = self.touched = time.monotonic()
@@ -69,9 +69,11 @@ class PlayGame:
         self.last_deal_end = None
         self.record_saved = False
         seat_specs = [None if q == session.human else opponent.spec for q in range(len(session.names))]
+        about = {"deal_known_to_player": True} if deal_known else {}
         self.recorder = GameRecorder(session.state, list(session.names), seed, human_seat=session.human,
-                                     seat_specs=seat_specs, source="play")
+                                     seat_specs=seat_specs, source="play", **about)
         self._advisor = None
+        self._advisor_lock = threading.Lock()
         self.opening = self.advance()  # the agents' moves before the person's first turn
 
     # --- playing ------------------------------------------------------------------------
@@ -139,37 +141,58 @@ class PlayGame:
         s = self.session
         view = table_view(s.state, 0, s.names, viewer=s.human, deal_ended=False)
         mine = self.your_turn
-        return {
+        out = {
             "id": self.id, "game": self.game.name, "title": self.game.title, "seat": s.human,
-            "names": list(s.names), "opponent": self.opponent.label, "seed": self.seed, "step": self.actions,
-            "over": s.game_over, "your_turn": mine, "view": view, "html": table_html(view),
+            "names": list(s.names), "opponent": self.opponent.label, "deal_known": self.deal_known,
+            "step": self.actions, "over": s.game_over, "your_turn": mine, "view": view, "html": table_html(view),
             "moves": [{"action": m.action, "command": m.command, "text": m.text} for m in s.legal_moves()] if mine else [],
             "prompt": s.prompt() if mine else "", "hand": s.hand_line(), "events": events,
             "last_deal_end": self.last_deal_end, "commands": s.commands_help,
         }
+        if s.game_over:  # the seed deals every deal of the game: only once none is hidden any more
+            out["seed"] = str(self.seed)
+        return out
 
-    def hint(self) -> dict:
-        """What the opponent's agent weighs in the person's seat, now (a separate copy of
-        it, so that the game's own agent plays on as it would have)."""
+    def hint_task(self):
+        """The work of a hint, prepared under the game's lock: a function that computes what
+        the opponent's agent weighs in the person's seat (a separate copy of the agent, so
+        that the game's own agent plays on as it would have). It runs outside the game's
+        lock, so a slow agent holds up no move."""
         s = self.session
         if not self.your_turn:
             raise ApiError(409, "a hint is for your turn, and it is not your turn (the game is over)")
         if self._advisor is None:
-            self._advisor = load_agent(self.opponent.spec, game=self.game.name, seed=self.seed + 1)
+            # seeded from the game's secret seed: its random choices are no more known than the deal
+            self._advisor = load_agent(self.opponent.spec, game=self.game.name, seed=(self.seed + 1) % 2**63)
             tell_rules((self._advisor,), s.state.config)
+        advisor, lock, step = self._advisor, self._advisor_lock, self.actions
         obs = self.game.engine.observe(s.state, player=s.human)
-        found = explain(self._advisor, obs, s.state.mask)[0]
+        mask = s.state.mask.copy()
         texts = {m.action: m.text for m in s.legal_moves()}
-        return {"step": self.actions, "agent": self.opponent.label, **reason_rows(found, texts)}
+
+        def compute() -> dict:
+            with lock:
+                found = explain(advisor, obs, mask)[0]
+            return {"step": step, "agent": self.opponent.label, **reason_rows(found, texts)}
+
+        return compute
 
 
 class GameStore:
-    """The games in play, by id; at most ``max_games`` (the least recently used go first,
-    finished ones before those still on)."""
+    """The games in play, by id: at most ``max_games`` in all and ``per_client`` per client
+    (by address). A client past its share loses its own least recently used game; when the
+    store is full, the client holding the most games loses its least recently used one.
+    Finished games go before those still on. So one client, however fast it starts games,
+    cannot push out another's."""
 
-    def __init__(self, max_games: int = 1000):
+    def __init__(self, max_games: int = 1000, per_client: int | None = None):
+        if max_games < 1:
+            raise ValueError(f"max_games must be >= 1, got {max_games}")
         self.max_games = max_games
-        self._games: OrderedDict[str, PlayGame] = OrderedDict()
+        self.per_client = max(1, max_games // 4) if per_client is None else per_client
+        if not 1 <= self.per_client <= max_games:
+            raise ValueError(f"per_client must be 1..{max_games} (max_games), got {per_client}")
+        self._games: OrderedDict[str, PlayGame] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -178,18 +201,31 @@ class GameStore:
     def new_id(self) -> str:
         return secrets.token_hex(8)
 
+    def _evict(self, client: str | None) -> None:
+        """Drop the least recently used game of ``client`` (None: of the client holding the
+        most games), a finished one if it has one."""
+        if client is None:
+            held: dict[str, int] = {}
+            for g in self._games.values():
+                held[g.client] = held.get(g.client, 0) + 1
+            client = max(held, key=held.get)
+        theirs = [gid for gid, g in self._games.items() if g.client == client]
+        done = next((gid for gid in theirs if self._games[gid].session.game_over), None)
+        self._games.pop(done if done is not None else theirs[0])
+
     def add(self, game: PlayGame) -> None:
         with self._lock:
             self._games[game.id] = game
+            while sum(g.client == game.client for g in self._games.values()) > self.per_client:
+                self._evict(game.client)
             while len(self._games) > self.max_games:
-                done = next((g for g, v in self._games.items() if v.session.game_over), None)
-                self._games.pop(done if done is not None else next(iter(self._games)))
+                self._evict(None)
 
     def get(self, gid: str) -> PlayGame:
         with self._lock:
             game = self._games.get(gid) if isinstance(gid, str) and GAME_ID.match(gid) else None
             if game is None:
-                raise ApiError(404, f"no game {gid!r} here: it was never started, was closed, or the server has "
+                raise ApiError(404, f"no game {gid[:40]!r} here: it was never started, was closed, or the server has "
                                     f"restarted since; start a new one (POST /api/games)")
             self._games.move_to_end(gid)
             game.touched = time.monotonic()
@@ -201,9 +237,14 @@ class GameStore:
             self._games.pop(gid, None)
 
 
-def new_game(store: GameStore, opponent: Opponent, game: str, players: int | None, seat: int, seed: int,
-             rules: dict) -> PlayGame:
-    """A new game in the store (the arguments checked by the caller and by ``make_session``)."""
+def new_game(store: GameStore, opponent: Opponent, game: str, players: int | None, seat: int, seed: int | None,
+             rules: dict, client: str = "") -> PlayGame:
+    """A new game in the store (the arguments checked by the caller and by ``make_session``),
+    dealt from ``seed`` (the person's choice: the deal is known to them) or, when it is None,
+    from a secret one."""
+    deal_known = seed is not None
+    if seed is None:
+        seed = secrets.randbits(63)
     try:
         session = make_session(game, opponent.spec, seat=seat, players=players, seed=seed, options=rules)
     except (ValueError, KeyError) as e:
@@ -211,7 +252,7 @@ def new_game(store: GameStore, opponent: Opponent, game: str, players: int | Non
     label = opponent.label
     P = len(session.names)
     session.names = ["you" if q == seat else (label if P == 2 else f"{label}-{q}") for q in range(P)]
-    g = PlayGame(store.new_id(), session, opponent, seed)
+    g = PlayGame(store.new_id(), session, opponent, seed, deal_known, client)
     store.add(g)
     return g
 

@@ -33,9 +33,7 @@ is allowed, and changes nothing.
 from __future__ import annotations
 
 import argparse
-import ipaddress
-import json
-import secrets
+import socket
 import sys
 import threading
 from pathlib import Path
@@ -45,7 +43,6 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -58,36 +55,31 @@ from rummyrl.envs.options import parse_key_values
 from rummyrl.envs.render_html import TABLE_CSS
 from rummyrl.records import FILE_NAME, RecordError, write_records
 
+from .guard import (SECURITY_HEADERS, Guard, HostRule, error_response, in_range, int_param, is_every_address,
+                    is_loopback, json_body, parse_seed, path_int)
 from .play import ApiError, GameStore, Opponent, new_game
 from .replays import Library
+from .why import Explainer
 
 STATIC = Path(__file__).resolve().parent / "static"
-#: the largest request body read, in bytes
-MAX_BODY = 16_384
 DEFAULT_OPPONENTS = ("expert", "simple", "random")
-SEED_LIMIT = 2**63
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
-                               "frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 
 
 class Server:
     """What the app serves: the opponents, the rules, the games in play and the records."""
 
     def __init__(self, opponents=DEFAULT_OPPONENTS, records=(), rules: dict | None = None,
-                 save: str | Path | None = None, max_games: int = 1000):
+                 save: str | Path | None = None, max_games: int = 1000, per_client: int | None = None,
+                 why_timeout: float = 10.0):
         self.rules = dict(rules or {})
         self.opponents = [self._opponent(spec) for spec in opponents]
         usable = [o for o in self.opponents if any(v is None for v in o.games.values())]
         if not usable:
             why = "; ".join(f"{o.spec}: {', '.join(f'{g} {v}' for g, v in o.games.items())}" for o in self.opponents)
             raise ValueError(f"no opponent can play any game: {why}")
-        self.store = GameStore(max_games)
+        self.store = GameStore(max_games, per_client)
         self.library = Library(records, allowed_specs=[o.spec for o in self.opponents])
+        self.explainer = Explainer(why_timeout)
         self.save = Path(save) if save else None
         self._save_lock = threading.Lock()
 
@@ -115,7 +107,7 @@ class Server:
             cfg = g.make_config(self.game_rules(name), episode="game")
             gs.append({"name": name, "title": g.title, "min_players": g.min_players, "max_players": g.max_players,
                        "default_players": g.default_players, "target": int(cfg.target), "deal": g.deal})
-        return {"games": gs, "records": len(self.library.entries),
+        return {"games": gs, "records": len(self.library.entries), "why_timeout": self.explainer.timeout,
                 "opponents": [{"index": i, "label": o.label, "spec": o.spec,
                                "games": {g: v is None for g, v in o.games.items()},
                                "why_not": {g: v for g, v in o.games.items() if v}} for i, o in enumerate(self.opponents)]}
@@ -129,60 +121,6 @@ class Server:
         if self.save is not None:
             with self._save_lock:
                 write_records(self.save / FILE_NAME, [game.recorder.record])
-
-
-# --------------------------------------------------------------------------------------
-# Request checking
-# --------------------------------------------------------------------------------------
-async def json_body(request: Request, allowed: dict) -> dict:
-    """The request's JSON object, every field checked against ``allowed`` (name -> type);
-    ApiError naming what is wrong otherwise."""
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise ApiError(413, f"the body is {len(raw)} bytes; at most {MAX_BODY} are read")
-    if not raw.strip():
-        body = {}
-    else:
-        try:
-            body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as e:
-            raise ApiError(400, f"the body is not JSON ({e}); send a JSON object such as "
-                                f"{json.dumps({k: t.__name__ for k, t in allowed.items()})}") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, f"the body must be a JSON object, got {type(body).__name__}")
-    unknown = sorted(set(body) - set(allowed))
-    if unknown:
-        raise ApiError(400, f"unknown field(s) {unknown}; allowed: {sorted(allowed)}")
-    for key, kind in allowed.items():
-        if key in body and body[key] is not None:
-            value = body[key]
-            ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-            if not ok:
-                raise ApiError(422, f"field {key!r} must be {'an integer' if kind is int else 'a string'}, "
-                                    f"got {json.dumps(value)[:60]}")
-    return {k: v for k, v in body.items() if v is not None}
-
-
-def int_param(request: Request, name: str, default: int | None = None, lo: int = 0, hi: int = 10**9) -> int:
-    text = request.query_params.get(name)
-    if text is None:
-        if default is None:
-            raise ApiError(422, f"the query parameter {name!r} is required (an integer {lo}..{hi})")
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ApiError(422, f"the query parameter {name!r} must be an integer, got {text[:40]!r}") from None
-    if not lo <= value <= hi:
-        raise ApiError(422, f"the query parameter {name!r} must be in {lo}..{hi}, got {value}")
-    return value
-
-
-def path_int(request: Request, name: str) -> int:
-    text = request.path_params[name]
-    if not text.isdigit() or len(text) > 9:
-        raise ApiError(404, f"no record {text[:40]!r}: records are named by their number (GET /api/records)")
-    return int(text)
 
 
 # --------------------------------------------------------------------------------------
@@ -206,10 +144,10 @@ async def get_config(request: Request):
 
 async def create_game(request: Request):
     s = srv(request)
-    body = await json_body(request, {"game": str, "opponent": int, "players": int, "seat": int, "seed": int})
+    body = await json_body(request, {"game": str, "opponent": int, "players": int, "seat": int, "seed": (int, str)})
     game = body.get("game", "gin")
     if game not in registry.names():
-        raise ApiError(422, f"unknown game {game!r}; choose one of {registry.names()}")
+        raise ApiError(422, f"unknown game {game[:40]!r}; choose one of {registry.names()}")
     g = registry.get(game)
     k = body.get("opponent", 0)
     if not 0 <= k < len(s.opponents):
@@ -225,12 +163,11 @@ async def create_game(request: Request):
     seat = body.get("seat", 0)
     if not 0 <= seat < players:
         raise ApiError(422, f"seat must be 0..{players - 1} for {players} players, got {seat}")
-    seed = body.get("seed", secrets.randbelow(2**31))
-    if not 0 <= seed < SEED_LIMIT:
-        raise ApiError(422, f"seed must be an integer 0..2**63 - 1, got {seed}")
+    seed = parse_seed(body["seed"]) if "seed" in body else None  # None: a secret one (play.new_game)
+    client = request.client.host if request.client else ""
 
     def start():
-        gm = new_game(s.store, opp, game, players, seat, seed, s.game_rules(game))
+        gm = new_game(s.store, opp, game, players, seat, seed, s.game_rules(game), client)
         with gm.lock:
             s.finished(gm)
             return gm.response(gm.opening)
@@ -255,6 +192,8 @@ async def move(request: Request):
     if ("command" in body) == ("action" in body):
         raise ApiError(400, "send one of 'command' (a move as typed in the terminal game, e.g. 'x Kd') or "
                             "'action' (an action id of 'moves'), with 'step'")
+    if "step" in body:
+        in_range("field 'step'", body["step"], 0, 10**9)
 
     def play():
         with gm.lock:
@@ -266,13 +205,14 @@ async def move(request: Request):
 
 
 async def hint(request: Request):
-    gm = srv(request).store.get(request.path_params["gid"])
+    s = srv(request)
+    gm = s.store.get(request.path_params["gid"])
 
-    def think():
+    def prepare():
         with gm.lock:
-            return gm.hint()
+            return gm.hint_task()
 
-    return JSONResponse(await run_in_threadpool(think))
+    return JSONResponse(await s.explainer.run(await run_in_threadpool(prepare)))
 
 
 async def game_record(request: Request):
@@ -295,43 +235,40 @@ async def list_records(request: Request):
 
 async def record_frame(request: Request):
     lib = srv(request).library
-    rid = path_int(request, "rid")
+    rid = path_int(request, "rid", "record")
     step = int_param(request, "step", 0)
     return JSONResponse(await run_in_threadpool(lib.frame, rid, step))
 
 
 async def record_why(request: Request):
-    lib = srv(request).library
-    rid = path_int(request, "rid")
+    s = srv(request)
+    rid = path_int(request, "rid", "record")
     step = int_param(request, "step")
-    return JSONResponse(await run_in_threadpool(lib.why, rid, step))
+    return JSONResponse(await s.explainer.run(await run_in_threadpool(s.library.why_task, rid, step)))
 
 
 # --------------------------------------------------------------------------------------
 # The app
 # --------------------------------------------------------------------------------------
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message, "status": status}, status_code=status, headers=SECURITY_HEADERS)
-
-
 async def api_error(request: Request, exc: ApiError):
-    return _error(exc.status, exc.message)
+    return error_response(exc.status, exc.message)
 
 
 async def http_error(request: Request, exc: HTTPException):
     if exc.status_code == 404:
-        return _error(404, f"no such page or API route: {request.method} {request.url.path} (GET / for the app)")
+        return error_response(404, f"no such page or API route: {request.method} {request.url.path[:80]} "
+                                   f"(GET / for the app)")
     if exc.status_code == 405:
-        return _error(405, f"{request.method} is not allowed on {request.url.path}")
-    return _error(exc.status_code, str(exc.detail))
+        return error_response(405, f"{request.method} is not allowed on {request.url.path[:80]}")
+    return error_response(exc.status_code, str(exc.detail))
 
 
 async def server_error(request: Request, exc: Exception):
-    return _error(500, f"internal error ({type(exc).__name__}); the game is as it was before this request")
+    return error_response(500, f"internal error ({type(exc).__name__}); the game is as it was before this request")
 
 
 class SecurityHeaders:
-    """ASGI middleware: adds :data:`SECURITY_HEADERS` to every answer."""
+    """ASGI middleware: adds :data:`~.guard.SECURITY_HEADERS` to every answer."""
 
     def __init__(self, app):
         self.app = app
@@ -350,23 +287,17 @@ class SecurityHeaders:
         return await self.app(scope, receive, send_with)
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def create_app(opponents=DEFAULT_OPPONENTS, records=(), rules: dict | None = None, save=None,
-               max_games: int = 1000, host: str = "127.0.0.1") -> Starlette:
+               max_games: int = 1000, host: str = "127.0.0.1", allowed_hosts=(), per_client: int | None = None,
+               why_timeout: float = 10.0) -> Starlette:
     """The app (a Starlette application): ``opponents`` the agent specs a person may play,
     ``records`` files or folders of game records to replay, ``rules`` rule options of the
-    games, ``save`` a folder for the records of the games played. Raises ValueError naming
-    a bad argument. On a loopback ``host`` only requests naming a loopback host are served
-    (a page elsewhere cannot reach it through DNS rebinding)."""
-    server = Server(opponents, records, rules, save, max_games)
+    games, ``save`` a folder for the records of the games played, ``max_games`` and
+    ``per_client`` the games kept in all and per client, ``why_timeout`` the seconds an
+    explanation may take. ``host`` is the address the server listens on and, with
+    ``allowed_hosts``, decides which ``Host`` names it answers (:class:`~.guard.Guard`).
+    Raises ValueError naming a bad argument."""
+    server = Server(opponents, records, rules, save, max_games, per_client, why_timeout)
     routes = [
         Route("/", index),
         Route("/table.css", table_css),
@@ -382,14 +313,60 @@ def create_app(opponents=DEFAULT_OPPONENTS, records=(), rules: dict | None = Non
         Route("/api/records/{rid}/why", record_why),
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
-    middleware = [Middleware(SecurityHeaders)]
-    if is_loopback(host):
-        middleware.append(Middleware(TrustedHostMiddleware,
-                                     allowed_hosts=["127.0.0.1", "localhost", "[::1]", "::1", "testserver"]))
+    middleware = [Middleware(SecurityHeaders), Middleware(Guard, hosts=HostRule(host, allowed_hosts))]
     app = Starlette(routes=routes, middleware=middleware,
                     exception_handlers={ApiError: api_error, HTTPException: http_error, Exception: server_error})
+    app.router.redirect_slashes = False  # "/api/games/" is no route: a 404 in the API's form, not a redirect
     app.state.server = server
     return app
+
+
+def _port(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number 0..65535 (0: any free one), got {text[:20]!r}")
+    return int(text)
+
+
+def _count(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text[:20]!r}")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds in (0, 3600], got {text[:20]!r}")
+    return value
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening, so that the URL printed is one that
+    works; OSError (the port in use, an address not of this machine) otherwise."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6 and is_every_address(host):
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def exposure_warning(host: str) -> str:
+    """What a server listening beyond this machine gives away (docs/web.md)."""
+    return (f"rummyrl-web: warning: listening on {host}, not on this machine alone. Anyone who can reach it can "
+            f"play here, see every replay with every hand face up (--records and the games finished here), and "
+            f"make the server compute (agents' moves, explanations). It has no accounts: to put it on a network, "
+            f"keep it on 127.0.0.1 behind a reverse proxy with authentication (docs/web.md).")
 
 
 def main(argv=None) -> int:
@@ -407,9 +384,16 @@ def main(argv=None) -> int:
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="a rule option, for each game that has it, e.g. --option knock_limit=5 (repeatable)")
     ap.add_argument("--host", default="127.0.0.1",
-                    help="the address to listen on (default 127.0.0.1: this machine only)")
-    ap.add_argument("--port", type=int, default=8000, help="the port (default 8000; 0: any free one)")
-    ap.add_argument("--max-games", type=int, default=1000, help="games kept at once (default 1000)")
+                    help="the address to listen on (default 127.0.0.1: this machine only; docs/web.md says what "
+                         "another address exposes)")
+    ap.add_argument("--port", type=_port, default=8000, help="the port (default 8000; 0: any free one)")
+    ap.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="a further host name the server answers to (e.g. a reverse proxy's); repeatable")
+    ap.add_argument("--max-games", type=_count, default=1000, help="games kept at once (default 1000)")
+    ap.add_argument("--games-per-client", type=_count, default=None,
+                    help="games one client (address) may keep at once (default: a quarter of --max-games)")
+    ap.add_argument("--why-timeout", type=_seconds, default=10.0,
+                    help="seconds an explanation may take before it is answered 503 (default 10)")
     args = ap.parse_args(argv)
     try:
         rules = parse_key_values(args.option)
@@ -422,19 +406,32 @@ def main(argv=None) -> int:
         for g in registry.names():  # every value checked by the games' configs now, not at the first game
             fields = registry.get(g).config_cls.__dataclass_fields__
             registry.get(g).make_config({k: v for k, v in rules.items() if k in fields}, episode="game")
-        if args.max_games < 1:
-            raise ValueError(f"--max-games must be >= 1, got {args.max_games}")
-        app = create_app(args.opponent or DEFAULT_OPPONENTS, args.records, rules, args.save, args.max_games, args.host)
+        app = create_app(args.opponent or DEFAULT_OPPONENTS, args.records, rules, args.save, args.max_games,
+                         args.host, args.allow_host, args.games_per_client, args.why_timeout)
     except (ValueError, FileNotFoundError, RecordError, KeyError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f"rummyrl-web: error: {msg}", file=sys.stderr)
         return 2
-    if not is_loopback(args.host):
-        print(f"rummyrl-web: listening on {args.host}: anyone who can reach this address can play here",
+    broken = app.state.server.library.listing(0, 0)["broken"]
+    if broken:
+        print(f"rummyrl-web: {broken} record(s) are broken and listed as such (the Replay tab says why)",
               file=sys.stderr)
-    print(f"rummyrl-web: http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/ "
-          f"(Ctrl-C stops it)", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    try:
+        sock = listen(args.host, args.port)
+    except OSError as e:
+        print(f"rummyrl-web: error: cannot listen on {args.host}:{args.port}: {e.strerror or e}; choose another "
+              f"--port (0 picks a free one) or --host", file=sys.stderr)
+        return 2
+    port = sock.getsockname()[1]
+    if not is_loopback(args.host):
+        print(exposure_warning(args.host), file=sys.stderr)
+    shown = "127.0.0.1" if is_every_address(args.host) else (f"[{args.host}]" if ":" in args.host else args.host)
+    print(f"rummyrl-web: http://{shown}:{port}/ (Ctrl-C stops it)", file=sys.stderr)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        app.state.server.explainer.close()
     return 0
 
 
