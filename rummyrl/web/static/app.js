@@ -9,18 +9,61 @@ let config = null;
 let game = null;          // the last answer of the game in play
 let pendingEnds = [];     // deal-end and game-over events not yet dismissed
 let rec = null;           // the record being replayed: {id, frame}
+let lost = false;         // the server stopped or restarted: the game in play is gone, the table dead
+
+// The server's 404 for a game id it does not hold (it never started it, closed it, or restarted since).
+const GAME_GONE = /never started|was closed|restarted/;
 
 async function api(method, url, body) {
   const opts = { method, headers: {} };
-  if (body !== undefined) {
+  // The server refuses (403) any state-changing request that is not declared JSON, so every
+  // POST and DELETE sends the header and a JSON body ("{}" when there is nothing to say).
+  // Origin goes with it by itself: the page is same-origin.
+  if (method !== "GET") {
     opts.headers["Content-Type"] = "application/json";
-    opts.body = JSON.stringify(body);
+    opts.body = JSON.stringify(body ?? {});
   }
-  const res = await fetch(url, opts);
+  let res;
+  try {
+    res = await fetch(url, opts);
+  } catch (e) {  // no answer at all: the server is stopped (or unreachable)
+    loseTable(`no answer to ${method} ${url}: ${e.message}`);
+    throw Object.assign(new Error("no answer from the server"), { status: 0 });
+  }
   let data = null;
   try { data = await res.json(); } catch (e) { data = { error: `answer ${res.status} is not JSON` }; }
-  if (!res.ok) throw Object.assign(new Error(data.error || res.statusText), { status: res.status });
+  if (!res.ok) {
+    const message = data.error || res.statusText;
+    if (res.status === 404 && game && url.startsWith(`/api/games/${game.id}`) && GAME_GONE.test(message)) {
+      loseTable(message);
+    }
+    throw Object.assign(new Error(message), { status: res.status });
+  }
   return data;
+}
+
+// ---------------------------------------------------------------------------- a lost server
+function loseTable(detail) {
+  lost = true;
+  $("lost-detail").textContent = detail || "";
+  $("lost").hidden = false;
+  $("deal").disabled = true;  // the way on is "Start again", which reloads the configuration first
+  if (game && !$("play-area").hidden) draw();  // redrawn dead: no legal cards, buttons disabled
+}
+
+async function startAgain() {
+  $("restart").disabled = true;
+  try {
+    await loadConfig();
+  } catch (e) {  // still nobody there: the banner stays, saying so
+    $("lost-detail").textContent = `still no server: ${e.message}`;
+    return;
+  } finally { $("restart").disabled = false; }
+  leaveGame();  // while still lost: no DELETE for a game the server does not hold
+  lost = false;
+  $("lost").hidden = true;
+  $("deal").disabled = false;
+  showTab("play");
 }
 
 function el(tag, attrs = {}, text = "") {
@@ -39,11 +82,21 @@ function showTab(name) {
 }
 
 // ---------------------------------------------------------------------------- setup
-async function init() {
+// The games and opponents on offer (again after a lost server: a new one may offer others).
+async function loadConfig() {
   config = await api("GET", "/api/config");
+  const choice = $("game").value;
+  $("game").textContent = "";
   for (const g of config.games) $("game").append(new Option(`${g.title} (to ${g.target})`, g.name));
-  $("game").addEventListener("change", setupChanged);
+  if (config.games.some((g) => g.name === choice)) $("game").value = choice;
   setupChanged();
+  $("conn").textContent = `${config.opponents.length} opponent(s) · ${config.records} record(s)`;
+}
+
+async function init() {
+  $("game").addEventListener("change", setupChanged);
+  $("restart").addEventListener("click", startAgain);
+  await loadConfig();
   for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => showTab(t.dataset.tab));
   $("setup").addEventListener("submit", (ev) => { ev.preventDefault(); startGame(); });
   $("table").addEventListener("click", tableClick);
@@ -59,7 +112,6 @@ async function init() {
   $("r-slider").addEventListener("input", (ev) => rec && goto(Number(ev.target.value)));
   $("r-explain").addEventListener("click", explainNow);
   document.addEventListener("keydown", replayKeys);
-  $("conn").textContent = `${config.opponents.length} opponent(s) · ${config.records} record(s)`;
 }
 
 function setupChanged() {
@@ -78,16 +130,34 @@ function setupChanged() {
   if (first) sel.value = first.index;
 }
 
+// A setup error is shown in the setup form, next to Deal (the play area is hidden then).
+function setupError(msg) {
+  $("setup-error").textContent = msg;
+  $("setup-error").hidden = !msg;
+}
+
 async function startGame() {
+  setupError("");
+  if (lost) return;  // Enter in a field submits too: after a lost server, "Start again" first
   const g = config.games.find((x) => x.name === $("game").value);
   const body = { game: g.name, opponent: Number($("opponent").value), seat: Number($("seat").value) };
   if (g.min_players !== g.max_players) body.players = Number($("players").value);
-  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  // The seed goes as a string of digits: a JSON number past 2**53 would change on the way
+  // (Number() rounds it). The server checks its range (0..2**63 - 1).
+  const seed = $("seed").value.trim();
+  if (seed !== "") {
+    if (!/^[0-9]{1,19}$/.test(seed)) {
+      const shown = JSON.stringify(seed.slice(0, 30));
+      return setupError(`The seed must be 1 to 19 digits 0-9 (or empty for a random deal), not ${shown}.`);
+    }
+    body.seed = seed;
+  }
+  let answer;
   try {
-    game = await api("POST", "/api/games", body);
-  } catch (e) { return refuse(e.message); }
+    answer = await api("POST", "/api/games", body);
+  } catch (e) { return setupError(lost ? "" : e.message); }
+  game = answer;
   $("log").textContent = "";
-  $("play-why").textContent = "";
   pendingEnds = [];
   $("setup").hidden = true;
   $("play-area").hidden = false;
@@ -104,7 +174,12 @@ function refuse(msg) {
 function absorb(answer) {
   game = answer;
   refuse("");
+  $("play-why").textContent = "";  // a hint holds for the position it was asked in, not after a move
   for (const ev of answer.events) logEvent(ev);
+  // Once the game is over the server tells its seed, a string of digits (kept as text: never Number()).
+  if (answer.over && typeof answer.seed === "string") {
+    $("log").append(el("li", { class: "end", id: "seed-line" }, `seed ${answer.seed}`));
+  }
   pendingEnds.push(...answer.events.filter((e) => e.kind !== "move"));
   draw();
 }
@@ -119,6 +194,9 @@ function logEvent(ev) {
 }
 
 function draw() {
+  $("deal-known").hidden = game.deal_known !== true;
+  $("hint").disabled = lost || !game.your_turn;
+  $("replay-game").disabled = lost;
   const showing = pendingEnds.length > 0;
   $("showdown").hidden = !showing;
   $("table").hidden = showing;
@@ -133,15 +211,20 @@ function draw() {
     $("replay-game").hidden = !last;
     $("new-game").hidden = !last;
     $("status").textContent = ev.kind === "deal_end" ? `${config.games.find((g) => g.name === game.game).deal} over`
-      : "game over";
+      : gameOverText();
     return;
   }
   $("table").innerHTML = game.html;
   $("hand-line").textContent = game.hand;
   const status = $("status");
-  status.textContent = game.over ? "game over" : (game.your_turn ? "your turn " : "");
-  if (game.your_turn) status.append(el("span", { class: "sub" }, game.prompt.replace(/ ?· \? moves > $/, "")));
+  if (lost) status.textContent = "this game is gone: the server that held it was lost";
+  else status.textContent = game.over ? gameOverText() : (game.your_turn ? "your turn " : "");
+  if (game.your_turn && !lost) status.append(el("span", { class: "sub" }, game.prompt.replace(/ ?· \? moves > $/, "")));
   drawMoves();
+}
+
+function gameOverText() {
+  return typeof game.seed === "string" ? `game over · seed ${game.seed}` : "game over";
 }
 
 function cardOf(command) {
@@ -158,22 +241,30 @@ function drawMoves() {
   if (!game.your_turn) return;
   const mine = table.querySelector(".rrl-mine");
   let discards = 0;
+  let buttons = 0;
   for (const m of game.moves) {
     const card = m.command.startsWith("x ") ? cardOf(m.command) : null;
     if (card && mine) {
       const c = mine.querySelector(`[data-card="${card}"]`);
-      if (c) { c.classList.add("legal"); c.title = m.text; discards++; continue; }
+      if (c) {  // a lost table offers nothing to click: the cards stay as they lie
+        if (!lost) c.classList.add("legal");
+        c.title = m.text; discards++; continue;
+      }
     }
-    if (m.command === "d") table.querySelector('[data-zone="stock"]')?.classList.add("clickable");
-    if (m.command === "t") table.querySelector('[data-zone="pile"]')?.classList.add("clickable");
+    if (!lost && m.command === "d") table.querySelector('[data-zone="stock"]')?.classList.add("clickable");
+    if (!lost && m.command === "t") table.querySelector('[data-zone="pile"]')?.classList.add("clickable");
     const b = el("button", { type: "button", class: "move" + (m.command.startsWith("k ") || m.command === "g" ? " knock" : ""),
                              "data-command": m.command }, m.text);
+    b.disabled = lost;
     b.addEventListener("click", () => send(m.command));
     b.addEventListener("mouseenter", () => mark(m.command, true));
     b.addEventListener("mouseleave", () => mark(m.command, false));
     box.append(b);
+    buttons++;
   }
-  if (discards) box.prepend(el("div", { class: "hintline" }, "Click a card of your hand to discard it, or:"));
+  // "or:" only when move buttons follow it
+  if (discards) box.prepend(el("div", { class: "hintline" },
+    buttons ? "Click a card of your hand to discard it, or:" : "Click a card of your hand to discard it."));
 }
 
 function mark(command, on) {
@@ -182,7 +273,7 @@ function mark(command, on) {
 }
 
 function tableClick(ev) {
-  if (!game || game.over || !game.your_turn) return;
+  if (lost || !game || game.over || !game.your_turn) return;
   const card = ev.target.closest(".rrl-mine [data-card]");
   if (card) return send(`x ${card.dataset.card}`);
   const zone = ev.target.closest("[data-zone]");
@@ -191,18 +282,20 @@ function tableClick(ev) {
 }
 
 async function send(command) {
+  if (lost) return;
   try {
     absorb(await api("POST", `/api/games/${game.id}/move`, { command, step: game.step }));
   } catch (e) {
-    if (e.status === 404) { refuse(e.message); return; }
-    refuse(e.message);
+    refuse(lost ? "" : e.message);  // a lost table says so in its banner
   }
 }
 
 function leaveGame() {
-  if (game && !game.over) api("DELETE", `/api/games/${game.id}`).catch(() => {});
+  if (game && !game.over && !lost) api("DELETE", `/api/games/${game.id}`).catch(() => {});
   game = null;
   pendingEnds = [];
+  refuse("");
+  $("play-why").textContent = "";
   $("play-area").hidden = true;
   $("setup").hidden = false;
 }
@@ -214,10 +307,28 @@ function dismissEnd() {
 
 async function showHint() {
   const box = $("play-why");
+  const asked = game;  // the answer holds for this position only: dropped if a move came meanwhile
   box.textContent = "thinking…";
+  $("hint").disabled = true;
   try {
-    whyTable(box, await api("GET", `/api/games/${game.id}/hint`), `${game.opponent} in your seat`);
-  } catch (e) { box.textContent = e.message; }
+    const why = await api("GET", `/api/games/${asked.id}/hint`);
+    if (game === asked) whyTable(box, why, `${asked.opponent} in your seat`);
+  } catch (e) {
+    if (game === asked) {
+      if (lost) box.textContent = "";  // the banner says what happened
+      else whyError(box, e);
+    }
+  } finally {
+    if (game === asked) $("hint").disabled = lost || !game.your_turn;
+  }
+}
+
+// An explanation that could not be given: 503 when it took too long or the server is busy.
+function whyError(box, e) {
+  box.textContent = "";
+  // the server's message says why (too slow, or too many at once) and what to do
+  const text = e.status === 503 ? `No explanation this time: ${e.message}` : e.message;
+  box.append(el("div", { class: "why-error" }, text));
 }
 
 function whyTable(box, why, who) {
@@ -260,8 +371,15 @@ async function loadRecords() {
   for (const h of ["#", "game", "seats", "deals", "actions", "result", "reasons", "from"]) head.append(el("th", {}, h));
   t.append(head);
   for (const r of list.records) {
+    const from = r.line === undefined ? r.source : `${r.source}:${r.line}`;
+    if (r.broken) {  // a record that did not load: shown with the reason, not replayable
+      const tr = el("tr", { class: "broken", "data-broken": r.id });
+      tr.append(el("td", {}, String(r.id)), el("td", { colspan: 6 }, `broken: ${r.broken}`), el("td", {}, from));
+      t.append(tr);
+      continue;
+    }
     const tr = el("tr", { class: "rec" + (rec && rec.id === r.id ? " current" : ""), "data-record": r.id });
-    for (const v of [r.id, r.title, r.seats.join(", "), r.deals, r.actions, r.result, r.reasons ? "yes" : "", r.source]) {
+    for (const v of [r.id, r.title, r.seats.join(", "), r.deals, r.actions, r.result, r.reasons ? "yes" : "", from]) {
       tr.append(el("td", {}, String(v)));
     }
     tr.addEventListener("click", () => openRecord(r.id));
@@ -310,7 +428,7 @@ async function explainNow() {
   const box = $("r-why");
   box.textContent = "thinking…";
   try { whyTable(box, await api("GET", `/api/records/${rec.id}/why?step=${f.step}`), `${f.next.name} (computed now)`); }
-  catch (e) { box.textContent = e.message; }
+  catch (e) { whyError(box, e); }
 }
 
 function replayKeys(ev) {
