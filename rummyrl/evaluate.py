@@ -43,7 +43,8 @@ ended and the result (docs/records.md); ``rummyrl.records.replay`` plays a recor
 exactly, and ``rummyrl-web --records DIR`` shows it move by move. ``--record-reasons``
 also stores, at every decision, what the agent weighed (a network's move probabilities
 and value, search's candidate values, a rule agent's preferences). Recording changes no
-game and no result.
+game and no result. A ``DIR/games.jsonl`` that already holds records is refused before any
+game is played (exit 2): ``--record-append`` adds the new games to it instead.
 """
 
 from __future__ import annotations
@@ -91,10 +92,25 @@ def main(argv=None) -> int:
                     help=f"write every game played to DIR/{FILE_NAME}, one JSON line per game (docs/records.md)")
     ap.add_argument("--record-reasons", action="store_true",
                     help="with --record: store what the agent weighed at every decision")
+    ap.add_argument("--record-append", action="store_true",
+                    help=f"with --record: add the games to DIR/{FILE_NAME} when it already holds records "
+                         "(without it such a file is refused before any game is played)")
     args = ap.parse_args(argv)
-    if args.record_reasons and not args.record:
-        print("evaluate.py: error: --record-reasons needs --record DIR (where the records go)", file=sys.stderr)
+    for flag, given in (("--record-reasons", args.record_reasons), ("--record-append", args.record_append)):
+        if given and not args.record:
+            print(f"evaluate.py: error: {flag} needs --record DIR (where the records go)", file=sys.stderr)
+            return 2
+    rec_path = Path(args.record) / FILE_NAME if args.record else None
+    if rec_path is not None and rec_path.exists() and not rec_path.is_file():
+        print(f"evaluate.py: error: --record: {rec_path} is not a file", file=sys.stderr)
         return 2
+    if rec_path is not None and not args.record_append:
+        held = _records_held(rec_path)
+        if held:
+            print(f"evaluate.py: error: {rec_path} already holds {held:,} game record"
+                  f"{'s' if held != 1 else ''}; pass --record-append to add the new games to it, or choose "
+                  "another --record folder", file=sys.stderr)
+            return 2
     try:
         t = run_tournament(args.agents, game=args.game, games=args.games, unit=args.unit, players=args.players,
                            duplicate=not args.no_duplicate, seed=args.seed, options=parse_key_values(args.option),
@@ -111,9 +127,27 @@ def main(argv=None) -> int:
     print(f"\nwrote {jpath} and {ppath}")
     if args.record:
         recs = [rec for p in t.pairings for rec in p.records]
-        path = write_records(Path(args.record) / FILE_NAME, recs, append=False)
-        print(f"wrote {len(recs)} game records to {path}")
+        if args.record_append and rec_path.is_file() and rec_path.stat().st_size:
+            with rec_path.open("rb+") as f:  # a last line without its newline would join the first record
+                f.seek(-1, 2)
+                if f.read(1) != b"\n":
+                    f.write(b"\n")
+        path = write_records(rec_path, recs, append=args.record_append)
+        if args.record_append:
+            print(f"added {len(recs)} game records to {path} (it holds {_records_held(path):,})")
+        else:
+            print(f"wrote {len(recs)} game records to {path}")
     return 0
+
+
+def _records_held(path: Path) -> int:
+    """How many records (non-blank lines) the file at ``path`` holds: 0 when it is absent
+    or empty, so that ``--record`` may write it."""
+    try:
+        with path.open("rb") as f:
+            return sum(1 for line in f if line.strip())
+    except FileNotFoundError:
+        return 0
 
 
 if __name__ == "__main__":

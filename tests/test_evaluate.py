@@ -181,3 +181,70 @@ def test_tournament_workers_without_ray_name_the_install_command(monkeypatch):
 
     with pytest.raises(RayMissingError, match=r'pip install -e "\.\[ray\]"'):
         tournament.run_tournament(["simple", "random"], games=4, workers=2, show_progress=False)
+
+
+# ------------------------------------------------------------------ --record
+def _evaluate_recording(tmp_path, rec, out, *extra):
+    from rummyrl.evaluate import main as evaluate_main
+
+    return evaluate_main(["simple", "random", "--games", "2", "--option", "target=10", "--seed", "5", "--quiet",
+                          "--out", str(tmp_path / out), "--record", str(rec), *extra])
+
+
+def _lines(path: Path) -> int:
+    return sum(1 for line in path.read_bytes().splitlines() if line.strip())
+
+
+def test_record_refuses_a_file_that_holds_records_unless_appending(tmp_path, capsys):
+    """--record DIR into a fresh folder writes DIR/games.jsonl; a second run into the same
+    folder is refused before any game is played (one error line naming the file, its record
+    count and --record-append), leaving the file byte for byte; --record-append adds to it."""
+    from rummyrl import records
+
+    rec = tmp_path / "rec"
+    assert _evaluate_recording(tmp_path, rec, "out1") == 0
+    path = rec / "games.jsonl"
+    before = path.read_bytes()
+    assert _lines(path) == 2 and len(records.read_records(rec)) == 2
+    capsys.readouterr()
+
+    assert _evaluate_recording(tmp_path, rec, "out2") == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("evaluate.py: error:"), err
+    assert str(path) in err[0] and "holds 2 game records" in err[0] and "--record-append" in err[0]
+    assert path.read_bytes() == before
+    assert not (tmp_path / "out2").exists()  # refused before playing: no results written
+
+    assert _evaluate_recording(tmp_path, rec, "out3", "--record-append") == 0
+    after = path.read_bytes()
+    assert after.startswith(before) and _lines(path) == 4
+    assert len(records.read_records(rec)) == 4
+    assert "added 2 game records" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content", [None, b"", b"\n\n"])
+def test_record_writes_an_absent_or_empty_file(tmp_path, content):
+    rec = tmp_path / "rec"
+    if content is not None:
+        rec.mkdir()
+        (rec / "games.jsonl").write_bytes(content)
+    assert _evaluate_recording(tmp_path, rec, "out") == 0
+    assert _lines(rec / "games.jsonl") == 2
+
+
+def test_record_append_joins_no_lines_to_a_last_line_without_newline(tmp_path):
+    from rummyrl import records
+
+    rec = tmp_path / "rec"
+    assert _evaluate_recording(tmp_path, rec, "out1") == 0
+    path = rec / "games.jsonl"
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    assert _evaluate_recording(tmp_path, rec, "out2", "--record-append") == 0
+    assert len(records.read_records(rec)) == 4
+
+
+def test_record_append_needs_record(capsys):
+    from rummyrl.evaluate import main as evaluate_main
+
+    assert evaluate_main(["simple", "random", "--record-append"]) == 2
+    assert "--record-append needs --record DIR" in capsys.readouterr().err
