@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import re
 import socket
+import subprocess
+import sys
 import threading
 import warnings
 
@@ -344,3 +346,12 @@ def test_the_command_line_refuses_bad_arguments(capsys, tmp_path):
     err = capsys.readouterr().err
     assert "1 record(s) are broken" in err and f"cannot listen on 127.0.0.1:{port}" in err, err
     assert "http://" not in err and "Traceback" not in err
+
+
+def test_without_the_web_extra_the_command_says_how_to_get_it():
+    """rummyrl-web with uvicorn not importable: one line naming the extra, exit 2, no traceback."""
+    code = ("import sys; sys.modules['uvicorn'] = None; import rummyrl.web as w; sys.exit(w.main([]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "uvicorn missing" in r.stderr and 'pip install -e ".[web]"' in r.stderr
+    assert "Traceback" not in r.stderr

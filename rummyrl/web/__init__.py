@@ -18,8 +18,15 @@ NEEDS = ("starlette", "uvicorn")
 
 
 def _missing() -> list[str]:
-    import importlib.util
-    return [m for m in NEEDS if importlib.util.find_spec(m) is None]
+    """The modules of the web extra that cannot be imported here."""
+    import importlib
+    out = []
+    for name in NEEDS:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            out.append(name)
+    return out
 
 
 def create_app(*args, **kwargs):
