@@ -53,8 +53,9 @@ THIRD_PARTY = {
     7: {"numpy", "torch", "yaml", "tqdm", "matplotlib", "ray", "starlette", "uvicorn"},
 }
 #: imports allowed inside a function: optional extras, and packages slow to import that
-#: only one rarely used path needs
-LAZY_OK = ("ray", "matplotlib", "tensorboard", "torch.utils.tensorboard", "importlib")
+#: only one rarely used path needs (rummyrl.web.server needs the web extra: rummyrl.web
+#: imports it once it has checked that the extra is there, to say so in one line if not)
+LAZY_OK = ("ray", "matplotlib", "tensorboard", "torch.utils.tensorboard", "importlib", "rummyrl.web.server")
 
 
 def library_modules() -> dict[str, Path]:

@@ -10,17 +10,11 @@ import socket
 import subprocess
 import sys
 import threading
-import warnings
 
 import numpy as np
 import pytest
 
-pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
-pytest.importorskip("httpx", reason="the web extra is not installed (pip install -e '.[web]')")
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # starlette's note that its test client will move to httpx2
-    from starlette.testclient import TestClient
+from web_support import web_client  # noqa: E402  (tests/ is on sys.path)
 
 from rummyrl import games, records
 from rummyrl.agents import load_agent
@@ -77,16 +71,6 @@ def hidden_after(rp, step: int, me: int) -> set[int]:
     if rp.game.deal_ended(after)[0]:
         return stock(before) - set(np.flatnonzero(after.last_hands[0].any(0)).tolist())
     return hidden(after, me)
-
-
-#: where the test client says it is: a loopback address the server answers (not "testserver"),
-#: and the page's own origin, which every state-changing request must carry
-BASE = "http://127.0.0.1:8000"
-
-
-def web_client(app) -> TestClient:
-    """A client of ``app`` as the table's own page is: same origin, JSON bodies."""
-    return TestClient(app, base_url=BASE, headers={"Origin": BASE, "Content-Type": "application/json"})
 
 
 @pytest.fixture()

@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-import warnings
 
 import pytest
 
-pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
-pytest.importorskip("httpx", reason="the web extra is not installed (pip install -e '.[web]')")
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # starlette's note that its test client will move to httpx2
-    from starlette.testclient import TestClient
+from web_support import ORIGIN, TestClient  # noqa: E402  (tests/ is on sys.path)
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -29,7 +23,6 @@ from rummyrl.web import create_app  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-ORIGIN = "http://127.0.0.1:8000"
 GID = "{gid}"  # replaced by the live game's id when the request is sent
 
 

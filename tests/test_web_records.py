@@ -8,18 +8,12 @@ from __future__ import annotations
 
 import copy
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
-pytest.importorskip("httpx", reason="the web extra is not installed (pip install -e '.[web]')")
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # starlette's note that its test client will move to httpx2
-    from starlette.testclient import TestClient
+from web_support import ORIGIN, TestClient  # noqa: E402  (tests/ is on sys.path)
 
 from rummyrl import records  # noqa: E402
 from rummyrl.tournament import run_tournament  # noqa: E402
@@ -27,7 +21,6 @@ from rummyrl.web import create_app  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-ORIGIN = "http://127.0.0.1:8000"
 
 
 def client_of(app) -> TestClient:

@@ -8,17 +8,11 @@ deals the game the library deals from that seed, and the game says its deal was 
 from __future__ import annotations
 
 import re
-import warnings
 
 import numpy as np
 import pytest
 
-pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
-pytest.importorskip("httpx", reason="the web extra is not installed (pip install -e '.[web]')")
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # starlette's note that its test client will move to httpx2
-    from starlette.testclient import TestClient
+from web_support import ORIGIN, TestClient  # noqa: E402  (tests/ is on sys.path)
 
 from test_web import cards_in, hidden, hidden_after  # noqa: E402  (tests/ is on sys.path)
 
@@ -29,7 +23,6 @@ from rummyrl.web import create_app  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-ORIGIN = "http://127.0.0.1:8000"
 SEED_LIMIT = 2**63
 DECIMAL = re.compile(r"[0-9]+")
 HEX = re.compile(r"[0-9A-Fa-f]+")
