@@ -33,7 +33,7 @@ from pathlib import Path
 
 from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.distributed import RayMissingError, RayUnavailableError
-from rummyrl.training import (EVAL_SEED, EXPERT, FIELDS, FINAL_EVAL_SEED, KINDS, RANDOM, SELF, SIMPLE, SNAPSHOT,
+from rummyrl.training import (EVAL_SEED, FIELDS, FINAL_EVAL_SEED, SELF, SNAPSHOT,
                               ConfigError, EvalConfig, Lanes, OpponentConfig, OpponentPool, Rollout, TrainConfig,
                               Trainer, env_state_dict, evaluate_policy, final_report, gae, load_config,
                               load_env_state, make_selfplay, plot_learning_curve, ppo_update, reward_scheme,
@@ -115,8 +115,8 @@ def _recipe(args, argv: list[str]) -> int:
 
 
 __all__ = [
-    "ConfigError", "EVAL_SEED", "EXPERT", "EvalConfig", "FIELDS", "FINAL_EVAL_SEED", "KINDS", "Lanes",
-    "OpponentConfig", "OpponentPool", "QUICK", "RANDOM", "Rollout", "SELF", "SIMPLE", "SNAPSHOT", "TrainConfig",
+    "ConfigError", "EVAL_SEED", "EvalConfig", "FIELDS", "FINAL_EVAL_SEED", "Lanes",
+    "OpponentConfig", "OpponentPool", "QUICK", "Rollout", "SELF", "SNAPSHOT", "TrainConfig",
     "Recipe", "Trainer", "env_state_dict", "evaluate_policy", "final_report", "gae", "is_recipe", "load_config",
     "load_env_state", "load_recipe", "main", "make_selfplay", "plot_learning_curve", "ppo_update", "reward_scheme",
     "run_recipe", "to_overrides", "train", "upgrade",

@@ -18,7 +18,7 @@ from rummyrl.agents import load_agent
 from rummyrl.agents.checkpoint import pretrained_path
 from rummyrl.agents.features import action_features
 from rummyrl.cards import parse_card
-from rummyrl.training.pool import KINDS, SELF, SNAPSHOT
+from rummyrl.training.pool import SELF, SNAPSHOT
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAIN = ["gin_rummy_plain.yaml", "gin_rummy_selfplay.yaml", "rummy_plain.yaml"]
@@ -48,11 +48,11 @@ def _forbid_the_expert(monkeypatch):
 @pytest.mark.parametrize("config", PLAIN)
 def test_a_plain_run_never_consults_the_expert_and_its_pool_never_holds_it(config, monkeypatch, tmp_path):
     cfg = train.load_config(ROOT / "configs" / config, TINY)
-    assert not cfg.net.uses_expert and cfg.net.prior_scale == 0 and cfg.opponents.expert == 0
+    assert not cfg.net.uses_expert and cfg.net.prior_scale == 0 and cfg.opponents["expert"] == 0
     _forbid_the_expert(monkeypatch)
     tr = train.train(cfg, run_dir=tmp_path / "run", progress=False)
     assert tr.updates >= 2 and (tmp_path / "run" / "final.pt").is_file()
-    assert KINDS.index("expert") not in tr.pool.baselines
+    assert tr.pool.expert not in tr.pool.baselines and tr.pool.kinds[tr.pool.expert] == "expert"
     agent = load_agent(str(tmp_path / "run" / "final.pt"), game=cfg.game)
     assert not agent.net.cfg.uses_expert
 

@@ -30,6 +30,8 @@ import torch  # noqa: E402
 
 from rummyrl import evaluate, train  # noqa: E402
 from rummyrl.agents.checkpoint import load_checkpoint  # noqa: E402
+from rummyrl.agents.checkpoint import pretrained_path  # noqa: E402
+from test_opponents import NONE  # noqa: E402
 from test_train import TINY as TRAIN_TINY  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,6 +89,22 @@ def test_resume_with_workers_continues_exactly(whole_run, tmp_path):
     cfg0 = train.load_config(None, TINY + ["workers=0", "total_steps=512"])
     inproc = train.train(cfg0, run_dir=tmp_path / "inproc", resume=data, progress=False)
     assert inproc.updates == 4 and (tmp_path / "inproc" / "final.pt").is_file()
+
+
+def test_workers_play_any_agent_spec_and_resume_exactly(ray_session, tmp_path):
+    """opponents: a checkpoint path and a name with options, on two workers: the run plays,
+    and stopped after one update then resumed it ends with the uninterrupted run's weights."""
+    ckpt = str(pretrained_path("gin", "pretrained"))
+    cfg = train.load_config(None, TINY + [f"opponents={{'{ckpt}': 1, 'expert:lookahead=4': 1}}", *NONE])
+    assert {k for k, w in cfg.opponents.items() if w} == {ckpt, "expert:lookahead=4"}
+    whole = train.train(cfg, run_dir=tmp_path / "whole", progress=False)
+    first = train.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
+    assert first.updates == 1
+    data = load_checkpoint(tmp_path / "split" / "last.pt", "gin")
+    resumed = train.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
+    assert resumed.global_step == whole.global_step == 384
+    for name, p in whole.net.state_dict().items():
+        assert torch.equal(p, resumed.net.state_dict()[name]), name
 
 
 def test_a_killed_worker_is_replaced_and_the_run_finishes(ray_session, tmp_path):

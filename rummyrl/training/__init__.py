@@ -41,7 +41,7 @@ from .evaluation import (EVAL_SEED, FINAL_EVAL_SEED, evaluate_policy, final_repo
 from .export import export_pretrained
 from .lanes import Lanes, env_state_dict, load_env_state, make_selfplay
 from .loop import train
-from .pool import EXPERT, KINDS, RANDOM, SELF, SIMPLE, SNAPSHOT, OpponentPool
+from .pool import SELF, SNAPSHOT, OpponentPool, opponent_kinds
 from .recipe import Recipe, is_recipe, load_recipe, run_recipe
 from .ppo import ppo_update
 from .rollout import FIELDS, PolicySide, Rollout, gae
@@ -49,9 +49,9 @@ from .trainer import Trainer
 from .workers import InProcessWorkers, RayWorkers, RolloutWorker, make_workers, worker_seed
 
 __all__ = [
-    "ConfigError", "EVAL_SEED", "EXPERT", "EvalConfig", "ExitConfig", "FIELDS", "FINAL_EVAL_SEED",
-    "InProcessWorkers", "KINDS", "Lanes", "OpponentConfig", "OpponentPool", "PolicySide", "RANDOM", "RETIRED",
-    "RayWorkers", "Recipe", "Rollout", "RolloutWorker", "SELF", "SIMPLE", "SNAPSHOT", "TrainConfig", "Trainer",
+    "ConfigError", "EVAL_SEED", "EvalConfig", "ExitConfig", "FIELDS", "FINAL_EVAL_SEED",
+    "InProcessWorkers", "Lanes", "OpponentConfig", "OpponentPool", "PolicySide", "RETIRED",
+    "RayWorkers", "Recipe", "Rollout", "RolloutWorker", "SELF", "SNAPSHOT", "TrainConfig", "Trainer", "opponent_kinds",
     "env_state_dict", "evaluate_policy", "export_pretrained", "final_report", "gae", "is_recipe", "load_config",
     "load_env_state", "load_recipe", "make_selfplay", "make_workers", "plot_learning_curve", "ppo_update",
     "report_run", "resolve_device", "resolve_precision", "reward_scheme", "run_recipe", "start_eval", "to_overrides", "train", "upgrade",

@@ -24,14 +24,18 @@ import torch
 import yaml
 
 from rummyrl import distributed, games
-from rummyrl.agents import load_agent
+from rummyrl.agents import agent_names, load_agent
 from rummyrl.agents.network import PRECISIONS, NetConfig, bf16_supported
 from rummyrl.agents.split import PHASES, check_phase
 
 
 @dataclass
 class OpponentConfig:
-    """How often each kind of opponent is drawn for a new game (weights, normalised)."""
+    """How often each kind of opponent is drawn for a new game (weights, normalised): the
+    named kinds and their defaults. ``opponents`` is a mapping: these keys keep their
+    defaults unless given, and any other key is an agent spec that ``load_agent`` builds
+    (``pretrained``, ``expert:lookahead=4``, ``search:worlds=16``, a checkpoint path), drawn
+    with its weight."""
 
     self_play: float = 0.4
     """The current policy in every other seat (all seats learn)."""
@@ -45,6 +49,11 @@ class OpponentConfig:
     """Uniformly random legal play."""
 
 
+#: the type of ``TrainConfig.opponents``: a mapping of kinds to weights (:func:`_coerce`
+#: lays it over :class:`OpponentConfig`'s defaults)
+OpponentWeights = typing.NewType("OpponentWeights", dict)
+
+
 @dataclass
 class EvalConfig:
     """Periodic evaluation with evaluate.py's code (greedy policy, duplicate deals)."""
@@ -56,7 +65,8 @@ class EvalConfig:
     final_games: int = 2000
     """Games per opponent in the evaluation after training."""
     opponents: list = field(default_factory=lambda: ["simple", "expert"])
-    """Baselines to evaluate against."""
+    """The agents to evaluate against: any specs ``load_agent`` builds (baselines, names with
+    options, ``search``, shipped networks, checkpoint paths)."""
     best_by: str = "mean"
     """What makes a checkpoint ``best.pt``: ``mean`` (its mean win rate over ``opponents``)
     or one opponent's name (its win rate against that one). A run that gains against one
@@ -177,8 +187,9 @@ class TrainConfig:
     """Stop an update's epochs early when the approximate KL exceeds this (0: never)."""
     net: NetConfig = field(default_factory=NetConfig)
     """Network shape (``rummyrl.agents.network.NetConfig``, which checks it)."""
-    opponents: OpponentConfig = field(default_factory=OpponentConfig)
-    """Opponent pool weights."""
+    opponents: OpponentWeights = field(default_factory=lambda: dataclasses.asdict(OpponentConfig()))
+    """Opponent pool weights: a mapping of ``self_play``, ``snapshots`` and agent specs to
+    weights, over :class:`OpponentConfig`'s defaults."""
     snapshot_every: int = 20
     """Updates between snapshots added to the pool."""
     pool_size: int = 10
@@ -299,6 +310,16 @@ def _coerce(value, typ, key: str):
         if not isinstance(value, str):
             raise ConfigError(f"{key} must be a string, got {value!r}")
         return value
+    if typ is OpponentWeights:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key} must be a mapping of opponents (self_play, snapshots or an agent spec) to "
+                              f"weights, got {value!r}")
+        out = dataclasses.asdict(OpponentConfig())
+        for k, v in value.items():
+            if not isinstance(k, str) or not k.strip():
+                raise ConfigError(f"{key}: each key is self_play, snapshots or an agent spec, got {k!r}")
+            out[k] = _coerce(v, float, f"{key}.{k}")
+        return out
     if typ is dict or origin is dict:
         if not isinstance(value, dict):
             raise ConfigError(f"{key} must be a mapping, got {value!r}")
@@ -352,9 +373,11 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     need(0 <= cfg.gae_lambda <= 1, f"gae_lambda must be in [0, 1], got {cfg.gae_lambda}")
     need(0 < cfg.clip_coef < 1, f"clip_coef must be in (0, 1), got {cfg.clip_coef}")
     need(cfg.lr_schedule in ("linear", "constant"), f"lr_schedule must be 'linear' or 'constant', got {cfg.lr_schedule!r}")
-    w = dataclasses.asdict(cfg.opponents)
+    w = cfg.opponents
     need(all(v >= 0 for v in w.values()) and sum(w.values()) > 0,
          f"opponents weights must be >= 0 and not all 0, got {w}")
+    for spec in [k for k, v in w.items() if v > 0 and k not in ("self_play", "snapshots")]:
+        _check_agent(cfg, f"opponents: {spec!r}", spec, "self_play, snapshots, ")
     try:
         cfg.net.check(game)  # the one check of a network config
     except ValueError as e:
@@ -362,8 +385,10 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     need(cfg.eval.unit in ("game", "hand"), f"eval.unit must be 'game' or 'hand', got {cfg.eval.unit!r}")
     need(cfg.eval.games > 0 and cfg.eval.final_games >= 0, "eval.games must be > 0 and eval.final_games >= 0")
     need(cfg.eval.max_hands >= 0, f"eval.max_hands must be >= 0 (0: the rules' cap), got {cfg.eval.max_hands}")
-    need(all(o in ("random", "simple", "expert") for o in cfg.eval.opponents),
-         f"eval.opponents must be baselines (random, simple, expert), got {cfg.eval.opponents}")
+    need(all(isinstance(o, str) and o for o in cfg.eval.opponents),
+         f"eval.opponents must be a list of agent specs, got {cfg.eval.opponents}")
+    for spec in cfg.eval.opponents:
+        _check_agent(cfg, f"eval.opponents: {spec!r}", spec)
     need(cfg.torch_threads >= 0, f"torch_threads must be >= 0, got {cfg.torch_threads}")
     resolve_precision(cfg.precision, resolve_device(cfg.device))
     need(cfg.workers >= 0, f"workers must be >= 0, got {cfg.workers}")
@@ -383,6 +408,17 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     except ValueError as e:
         raise ConfigError(f"reward: {e}") from None
     return cfg
+
+
+def _check_agent(cfg: TrainConfig, where: str, spec: str, also: str = "") -> None:
+    """ConfigError in one line unless ``load_agent`` builds ``spec`` for the run's game;
+    ``also`` names the other forms the field allows."""
+    try:
+        load_agent(spec, game=cfg.game)
+    except (ValueError, FileNotFoundError, KeyError, RuntimeError) as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
+        raise ConfigError(f"{where}: {msg}; allowed: {also}an agent name {agent_names()}, a name with options "
+                          f"(expert:lookahead=4) or a checkpoint path") from None
 
 
 def _check_exit(cfg: TrainConfig, need) -> None:
@@ -541,7 +577,7 @@ def to_overrides(d: dict, prefix: str = "") -> list[str]:
     overrides that :func:`load_config` turns back into the same config."""
     out = []
     for k, v in d.items():
-        if isinstance(v, dict) and k != "rules":
+        if isinstance(v, dict) and k not in ("rules", "opponents"):  # an agent spec may hold "." or "="
             out += to_overrides(v, prefix + k + ".")
         else:
             out.append(f"{prefix}{k}={yaml.safe_dump(v, default_flow_style=True).strip().removesuffix('...').strip()}")

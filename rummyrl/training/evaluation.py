@@ -64,14 +64,15 @@ def periodic_eval(tr: Trainer, writer) -> None:
     one opponent) is the best so far."""
     cfg = tr.cfg
     t = evaluate_policy(tr.net, cfg, cfg.eval.games, EVAL_SEED)
-    rates = {p.b: p.win_rate for p in t.pairings}
+    rates = {p.b: p.win_rate for p in t.pairings}  # by label: a checkpoint's folder/file
+    by_spec = {spec: p.win_rate for spec, p in zip(cfg.eval.opponents, t.pairings)}  # what eval.best_by names
     for opp, r in rates.items():
         writer.add_scalar(f"eval/win_rate_vs_{opp}", r, tr.global_step)
     for p in t.pairings:
         writer.add_scalar(f"eval/points_per_game_vs_{p.b}", p.margin_a, tr.global_step)
     writer.add_scalar("eval/minutes", tr.elapsed / 60, tr.global_step)
     by = cfg.eval.best_by
-    score = float(np.mean(list(rates.values()))) if by == "mean" else float(rates[by])
+    score = float(np.mean(list(rates.values()))) if by == "mean" else float(by_spec[by])
     tr.last_eval = {"step": tr.global_step, "minutes": tr.elapsed / 60, "win_rate": rates, "score": score}
     if score > tr.best_score:
         tr.best_score = score

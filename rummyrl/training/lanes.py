@@ -33,7 +33,7 @@ from rummyrl.envs.batched import SelfPlay
 
 from .config import TrainConfig, engine_config, reward_scheme
 from .exit import Pending, TeacherSide, network_agent
-from .pool import EXPERT, SELF, SNAPSHOT, OpponentPool
+from .pool import SELF, SNAPSHOT, OpponentPool
 from .rollout import PolicySide, Rollout
 from .state import rng_state, set_rng_state, tensor
 
@@ -138,7 +138,7 @@ class Lanes:
         expert's rows (it plays its argmax), 0 elsewhere; each kind in one batched pass."""
         net = self.cfg.net
         out = np.zeros((mask.shape[0], feature_width(net.features, self.game)), np.float32)
-        expert = ~learner & (self.kind == EXPERT)
+        expert = ~learner & (self.kind == self.pool.expert)
         rows = learner | (~learner & (self.kind == SNAPSHOT))
         if net.prior_is_expert:  # the network's input is the expert's preference: one pass for both
             rows |= expert

@@ -2,23 +2,38 @@
 
 Per game, one kind is drawn with the weights of ``cfg.opponents``: the current policy in
 every seat (self-play), a past snapshot of it (one added every ``snapshot_every``
-updates, the oldest dropped past ``pool_size``) or a rule-based baseline.
+updates, the oldest dropped past ``pool_size``) or any agent ``load_agent`` builds: a
+baseline, a baseline with options (``expert:lookahead=4``), ``search``, a shipped network
+(``pretrained``) or a checkpoint. Each agent is built once, on first use, with a seed of
+its own, and its generator is kept in checkpoints, so a resumed run draws as it would have.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from rummyrl.agents import load_agent
+from rummyrl.agents.base import tell_rules
 from rummyrl.agents.network import NetStack, PolicyNet
 from rummyrl.agents.neural import NeuralAgent
 
-from .config import TrainConfig, play_precision
+from .config import OpponentConfig, TrainConfig, engine_config, play_precision
 from .state import rng_state, set_rng_state
 
 
-KINDS = ("self_play", "snapshots", "simple", "expert", "random")
-SELF, SNAPSHOT, SIMPLE, EXPERT, RANDOM = range(len(KINDS))
+#: the two kinds that are the learner's own network; every other kind is an agent spec
+SELF, SNAPSHOT = 0, 1
+
+
+def opponent_kinds(weights: dict) -> list[str]:
+    """The kinds of ``cfg.opponents`` in the order the pool numbers them: ``self_play``,
+    ``snapshots`` and the named defaults of :class:`~.config.OpponentConfig` first (so that
+    a run's draws do not depend on which of them a config names), then the other agent
+    specs in the order given."""
+    named = [f.name for f in dataclasses.fields(OpponentConfig)]
+    return named + [k for k in weights if k not in named]
 
 
 class OpponentPool:
@@ -27,10 +42,15 @@ class OpponentPool:
     def __init__(self, cfg: TrainConfig, rng: np.random.Generator):
         self.cfg = cfg
         self.rng = rng
-        w = np.array([getattr(cfg.opponents, k) for k in KINDS], dtype=float)
+        self.kinds = opponent_kinds(cfg.opponents)
+        """Each kind's name: ``self_play``, ``snapshots`` or an agent spec (its index is the kind)."""
+        w = np.array([cfg.opponents.get(k, 0.0) for k in self.kinds], dtype=float)
         self.weights = w / w.sum()
-        self.baselines = {k: load_agent(KINDS[k], game=cfg.game, seed=cfg.seed + k)
-                          for k in range(2, len(KINDS)) if self.weights[k] > 0}
+        self.expert = self.kinds.index("expert")
+        """The kind of the plain ``expert``, which plays the argmax of the preference the
+        lanes compute for all its rows in one pass (:meth:`act`'s ``prior``)."""
+        self.baselines = {k: self._load(k) for k in range(2, len(self.kinds)) if self.weights[k] > 0}
+        """The agents of the kinds drawn so far (or drawable), by kind."""
         self.snapshots: list[NeuralAgent] = []
         self.precision = play_precision(cfg.precision, "cpu")
         """What the snapshots' trunks compute in (they play on the CPU)."""
@@ -38,16 +58,21 @@ class OpponentPool:
         self.record: list[list[int]] = []
         """The learner's ``[wins, games]`` against each snapshot (``snapshot_sampling: pfsp``)."""
 
+    def _load(self, k: int):
+        agent = load_agent(self.kinds[k], game=self.cfg.game, seed=self.cfg.seed + k)
+        tell_rules((agent,), engine_config(self.cfg))  # search plays its worlds by the run's rules
+        return agent
+
     def baseline(self, k: int):
-        """The rule-based agent of kind ``k``, made on first use: a run resumed with another
-        mixture of opponents finishes its games in progress against the ones they began with."""
+        """The agent of kind ``k``, made on first use: a run resumed with another mixture of
+        opponents finishes its games in progress against the ones they began with."""
         if k not in self.baselines:
-            self.baselines[k] = load_agent(KINDS[k], game=self.cfg.game, seed=self.cfg.seed + k)
+            self.baselines[k] = self._load(k)
         return self.baselines[k]
 
     def draw(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Kinds and snapshot indices for ``n`` new games (no snapshot yet: self-play)."""
-        kind = self.rng.choice(len(KINDS), size=n, p=self.weights)
+        kind = self.rng.choice(len(self.kinds), size=n, p=self.weights)
         if not self.snapshots:
             kind = np.where(kind == SNAPSHOT, SELF, kind)
         if self.cfg.snapshot_sampling == "pfsp" and self.snapshots:
@@ -124,7 +149,7 @@ class OpponentPool:
                     logits = stack.logits(agents, groups, obs, prior, mask)
                 for a, r, z in zip(agents, groups, logits):  # each samples with its own generator, in turn
                     out[r] = self.snapshots[a].choose(z)
-            elif k == EXPERT:
+            elif k == self.expert:
                 out[rows] = prior[rows, :mask.shape[1]].argmax(1)  # the expert plays the argmax of its preference
             else:
                 out[rows] = self.baseline(int(k)).act(obs[rows], mask[rows])
