@@ -14,7 +14,8 @@ from pathlib import Path
 #: the command-line tools of the project: console script (pyproject's ``[project.scripts]``),
 #: the repository's script, the module
 TOOLS = {"train": ("rummyrl-train", "train.py", "rummyrl.train"),
-         "evaluate": ("rummyrl-evaluate", "evaluate.py", "rummyrl.evaluate")}
+         "evaluate": ("rummyrl-evaluate", "evaluate.py", "rummyrl.evaluate"),
+         "exploit": ("rummyrl-exploit", "exploit.py", "rummyrl.exploit")}
 
 
 def tool_command(tool: str) -> list[str]:

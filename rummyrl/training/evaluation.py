@@ -80,21 +80,30 @@ def periodic_eval(tr: Trainer, writer) -> None:
     writer.flush()
 
 
-def plot_learning_curve(run_dir: Path, out: Path | None = None, players: int = 2) -> Path | None:
-    """Win rate against each baseline over training time, read from the TensorBoard logs;
-    a dashed line at chance, 1 / ``players``."""
+def eval_curves(run_dir: Path) -> dict[str, list[dict]]:
+    """The periodic evaluations of a run, read from its TensorBoard log: per opponent's
+    label, ``[{"step", "minutes", "win_rate"}]`` in order of steps ({} before the first)."""
     acc = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     acc.Reload()
     tags = [t for t in acc.Tags().get("scalars", []) if t.startswith("eval/win_rate_vs_")]
     if not tags or "eval/minutes" not in acc.Tags()["scalars"]:
-        return None
+        return {}
     minutes = {e.step: e.value for e in acc.Scalars("eval/minutes")}
+    return {tag.split("_vs_", 1)[1]: [{"step": int(e.step), "minutes": round(float(minutes.get(e.step, np.nan)), 3),
+                                       "win_rate": round(float(e.value), 4)}
+                                      for e in sorted(acc.Scalars(tag), key=lambda e: e.step)] for tag in tags}
+
+
+def plot_learning_curve(run_dir: Path, out: Path | None = None, players: int = 2) -> Path | None:
+    """Win rate against each baseline over training time, read from the TensorBoard logs;
+    a dashed line at chance, 1 / ``players``."""
+    curves = eval_curves(run_dir)
+    if not curves:
+        return None
     fig = Figure(figsize=(7, 4))
     ax = fig.subplots()
-    for tag in tags:
-        ev = [(minutes.get(e.step, np.nan), e.value) for e in acc.Scalars(tag)]
-        ev.sort()
-        ax.plot([m for m, _ in ev], [v for _, v in ev], marker="o", label=tag.split("_vs_")[1])
+    for label, points in curves.items():
+        ax.plot([p["minutes"] for p in points], [p["win_rate"] for p in points], marker="o", label=label)
     ax.axhline(1 / players, color="grey", lw=0.8, ls="--", label="chance")
     ax.set_xlabel("training minutes")
     ax.set_ylabel("win rate (games to the target)")
