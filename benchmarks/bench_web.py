@@ -53,6 +53,12 @@ import httpx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def checkout_name(root: Path, commit: str) -> str:
+    """What the JSON says of a checkout: this one, or another at its commit (never a path of
+    this machine: the results must not name folders outside the repository)."""
+    return "this checkout" if Path(root).resolve() == ROOT else f"a checkout of {commit[:12]}"
 WHY_AGENT = "search:worlds=512"
 
 #: run ``rummyrl-web`` from the checkout ``argv[1]`` (its ``rummyrl``, ``agents`` and ``envs``
@@ -128,9 +134,11 @@ class Server:
         if not said:
             self.stop()
             raise RuntimeError(f"the server of {self.root} did not say where its code came from")
-        self.code = {"label": label, "root": str(self.root), "commit": git(self.root, "rev-parse", "HEAD"),
+        commit = git(self.root, "rev-parse", "HEAD")
+        where = checkout_name(self.root, commit)
+        self.code = {"label": label, "root": where, "commit": commit,
                      "changed_files": len(git(self.root, "status", "--porcelain", "--untracked-files=no").splitlines()),
-                     "said": said[0]}
+                     "said": said[0].replace(str(self.root), where)}
 
     def client(self, timeout: float = 30.0) -> httpx.Client:
         # what the page itself sends: the new server refuses a POST or DELETE without them
