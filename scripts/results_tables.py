@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from rummyrl import games as registry
 from rummyrl.stats import wilson_interval as wilson
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1491,6 +1492,38 @@ table("bench_web_why", DynTable(
          "then while a third asks `GET /api/records/{n}/why?step=i` over and over; each phase at most 450 requests "
          "or 20 seconds, two rounds. `before` is the server whose explanations held the records' lock while they "
          "were computed (the `--compare` checkout), `after` this one: both in the same run, phase by phase in turn."))
+
+
+# --- exploitability (docs/research/exploitability.md) --------------------------------------
+#: the targets of each game's rows, in the table's order (a row appears once its JSON exists)
+_EXPLOIT_ORDER = ["random", "simple", "expert", "planner", "search", "pretrained", "pretrained-plain"]
+
+
+def _exploit(ctx):
+    folder = ctx.root / RESULTS_DIR / "exploit"
+    runs = [ctx.load(f"exploit/{f.name}") for f in sorted(folder.glob("*.json"))]
+    order = {t: i for i, t in enumerate(_EXPLOIT_ORDER)}
+    runs.sort(key=lambda r: (r["game"] != "gin", order.get(r["target"], len(order)), r["target"]))
+    rows = []
+    for r in runs:
+        budget = f"{fmt_minutes(r['budget_minutes'])} min"
+        if r.get("budget_steps") and r["env_steps"] >= r["budget_steps"]:  # the step budget ended it
+            budget = f"{fmt_int(r['budget_steps'])} steps"
+        curve = ", ".join(fmt_pct(p["win_rate"]) for p in r["curve"][1:])  # after step 0
+        title = registry.get(r["game"]).title + ("" if registry.get(r["game"]).min_players == 2 ==
+                                                  registry.get(r["game"]).max_players else f", {r['players']} players")
+        rows.append([title, f"`{r['target']}`", budget, f"{fmt_minutes(r['minutes'])} min, {fmt_int(r['env_steps'])}",
+                     f"**{fmt_ci(r['win_rate'], r['ci95'])}**", fmt_int(r["games"]), fmt_pct(r["chance"]), curve])
+    return (["game", "target", "budget", "trained (minutes, env steps)", "the best response wins", "games",
+             "chance", "curve (each evaluation, 400 games)"], "lllrlrrl", rows)
+
+
+table("exploit", DynTable(
+    _exploit,
+    note="`rummyrl-exploit TARGET` for each row: a fresh network from the rules alone (the game's plain config) "
+         "trained against the target alone, then 2,000 duplicate games to the target on fresh deals (seed 20011) "
+         "against it; in Rummy it holds one seat against copies of the target in the others. The curve is the "
+         "run's periodic evaluations on fixed deals."))
 
 
 # --- pretrained -------------------------------------------------------------------------
