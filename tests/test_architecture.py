@@ -34,6 +34,7 @@ LAYERS = {
     "rummyrl.train": 7,
     "rummyrl.evaluate": 7,
     "rummyrl.exploit": 7,
+    "rummyrl.league": 7,
     "rummyrl.demo": 7,
     "rummyrl.agents.play": 7,
     "rummyrl.agents.play_session": 7,

@@ -460,7 +460,8 @@ def _number(value):
 
 def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
     """A :class:`TrainConfig` from a YAML file plus ``key=value`` overrides (dotted keys
-    reach nested fields: ``net.hidden=128``, ``opponents.expert=0.5``, ``rules.target=50``)."""
+    reach nested fields: ``net.hidden=128``, ``opponents.expert=0.5``, ``rules.target=50``;
+    a mapping, ``opponents={pretrained: 0.5}``, changes the keys it names and keeps the others)."""
     data: dict = {}
     if path is not None:
         p = Path(path)
@@ -482,7 +483,10 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
                 raise ConfigError(f"override {item!r}: {part!r} is not a section")
-        node[parts[-1]] = _parse_value(text)
+        value = _parse_value(text)
+        if isinstance(value, dict) and isinstance(node.get(parts[-1]), dict):
+            value = {**node[parts[-1]], **value}  # a mapping changes the keys it names, as dotted keys do
+        node[parts[-1]] = value
     return _check(_build(TrainConfig, data))
 
 
