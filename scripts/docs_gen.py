@@ -889,43 +889,13 @@ def gen_agents_matrix() -> str:
 # ======================================================================================
 # Generators: training
 # ======================================================================================
-#: meaning of each TensorBoard key the training code logs, by its pattern in the code
-#: (f-string fields as <expr>); a key the code logs that is missing here is a warning
-TB_KEYS = {
-    "charts/steps_per_second": "environment steps (all seats' actions) per second of the last update, rollout and update together",
-    "charts/rollout_seconds": "seconds the last rollout (or search data) took",
-    "charts/update_seconds": "seconds the last PPO update (or distillation) took",
-    "charts/learner_samples": "transitions (or search records) the last update trained on",
-    "charts/learning_rate": "the optimizer's learning rate (`lr_schedule`)",
-    "charts/minutes": "minutes of training so far",
-    "charts/snapshots": "snapshots in the opponent pool",
-    "charts/win_rate_vs_pool": "share of the games that ended in the last rollout won by the learner, against whatever the pool drew",
-    "workers/gather_seconds": "`workers > 0`: seconds the learner waited for the workers' rollouts",
-    "workers/overhead_seconds": "`workers > 0`: Ray's cost beyond the slowest worker (receiving, concatenating, broadcasting the weights)",
-    "workers/restarts": "`workers > 0`: workers replaced after a failure so far",
-    "hands/<k[6:]>_rate": "share of the deals that ended in the last rollout that ended so, one key per end (the game's `END_NAMES`)",
-    "eval/win_rate_vs_<opp>": "periodic evaluation: the greedy policy's win rate against each of `eval.opponents`",
-    "eval/points_per_game_vs_<p.b>": "periodic evaluation: its mean final margin per game against that opponent",
-    "eval/minutes": "minutes of training at that evaluation",
-    "start/win_rate_vs_<p.b>": "at step 0: the starting network's win rate against each of `eval.opponents` on the final report's deals (`eval.final_games` games), which the final report sets beside its own",
-    "<section>/<k>": "the update's own statistics: `losses/...` with `algo: ppo`, `exit/...` with `algo: exit` (rows below)",
-    "distill/<k>": "`scripts/exit_fit.py` (the offline fit): per epoch, `train_<k>` of the distillation's minibatches and `valid_<k>` of the held-out decisions",
-}
-#: meaning of the keys under <section>/ (losses/ from ppo_update, exit/ from distill and exit_update)
-TB_SUBKEYS = {
-    "losses/policy_loss": "PPO's clipped surrogate loss (mean over the minibatches)",
-    "losses/value_loss": "half the squared error of the value to the GAE return",
-    "losses/entropy": "entropy of the masked policy per decision",
-    "losses/approx_kl": "approximate KL between the rollout's policy and the updated one (`target_kl` stops the epochs)",
-    "losses/clipfrac": "share of the samples whose probability ratio was clipped (`clip_coef`)",
-    "losses/explained_variance": "how much of the returns' variance the rollout's values explained",
-    "exit/policy_loss": "cross-entropy to the teacher's choice (departures weighted by `exit.depart_weight`)",
-    "exit/value_loss": "half the squared error of the value to the hand's result",
-    "exit/accuracy": "share of the minibatch decisions where the network's argmax is the teacher's choice",
-    "exit/search_departs": "share of the iteration's decisions where the teacher chose other than the network",
-    "exit/decisions_per_second": "teacher decisions recorded per second of the data phase",
-    "exit/buffer": "decisions held in the replay buffer (`exit.buffer`)",
-}
+def metric_meanings() -> dict[str, str]:
+    """The meaning of every TensorBoard key the training code logs, by its pattern in the code:
+    the ``METRICS`` that each module of ``rummyrl/training`` keeps beside the code that logs them."""
+    out = {}
+    for path in sorted((ROOT / "rummyrl" / "training").glob("*.py")):
+        out.update(getattr(importlib.import_module(f"rummyrl.training.{path.stem}"), "METRICS", {}))
+    return out
 
 
 def _fstring_pattern(node) -> str | None:
@@ -981,21 +951,22 @@ def gen_tensorboard_keys() -> str:
     calls; the keys of the update's statistics are read from ``ppo_update``, ``distill`` and
     ``exit_update``."""
     rows = []
+    meanings = metric_meanings()
     for pat, where in tensorboard_calls():
-        if pat not in TB_KEYS:
-            warn(f"{where}: TensorBoard key {pat!r} has no meaning in scripts/docs_gen.py TB_KEYS")
+        if pat not in meanings:
+            warn(f"{where}: TensorBoard key {pat!r} has no meaning in the METRICS of its module")
             continue
         if pat == "<section>/<k>":
             subs = [f"losses/{k}" for k in _function_keys("rummyrl.training.ppo.ppo_update", ("stats", "out"))]
             subs += [f"exit/{k}" for k in _function_keys("rummyrl.training.exit.distill", ("out",))]
             subs += [f"exit/{k}" for k in _function_keys("rummyrl.training.loop.exit_update", ("upd",))]
             for s in dict.fromkeys(subs):
-                if s not in TB_SUBKEYS:
-                    warn(f"TensorBoard key {s!r} (from {where}) has no meaning in scripts/docs_gen.py TB_SUBKEYS")
-                rows.append([f"`{s}`", f"`{where}`", TB_SUBKEYS.get(s, "")])
+                if s not in meanings:
+                    warn(f"TensorBoard key {s!r} (from {where}) has no meaning in the METRICS of its module")
+                rows.append([f"`{s}`", f"`{where}`", meanings.get(s, "")])
             continue
         shown = re.sub(r"<(p\.b|opp)>", "<opponent>", pat.replace("<k[6:]>", "<end>"))
-        meaning = TB_KEYS[pat]
+        meaning = meanings[pat]
         if pat == "hands/<k[6:]>_rate":
             from rummyrl import games
 

@@ -35,6 +35,14 @@ if typing.TYPE_CHECKING:
 EVAL_SEED = 10_007  # periodic evaluations: the seeds checkpoints are chosen on
 FINAL_EVAL_SEED = 20_011  # the report after training: fresh seeds
 
+#: the TensorBoard keys this module logs, and what each means
+METRICS = {
+    "eval/win_rate_vs_<opp>": "periodic evaluation: the greedy policy's win rate against each of `eval.opponents`",
+    "eval/points_per_game_vs_<p.b>": "periodic evaluation: its mean final margin per game against that opponent",
+    "eval/minutes": "minutes of training at that evaluation",
+    "start/win_rate_vs_<p.b>": "at step 0: the starting network's win rate against each of `eval.opponents` on the final report's deals (`eval.final_games` games), which the final report sets beside its own",
+}
+
 
 def evaluate_policy(net: PolicyNet, cfg: TrainConfig, games: int, seed: int, opponents=None, record: bool = False):
     """Greedy play of a copy of ``net`` against each baseline; returns a rummyrl.tournament.Tournament

@@ -58,6 +58,14 @@ from rummyrl.agents.split import phase_rows
 
 from .config import TrainConfig
 
+#: the statistics :func:`distill` returns, logged as ``exit/<key>`` by the trainer (and
+#: ``distill/train_<key>``, ``distill/valid_<key>`` by the offline fit), and what each means
+METRICS = {
+    "exit/policy_loss": "cross-entropy to the teacher's choice (departures weighted by `exit.depart_weight`)",
+    "exit/value_loss": "half the squared error of the value to the hand's result",
+    "exit/accuracy": "share of the minibatch decisions where the network's argmax is the teacher's choice",
+}
+
 # A record (one teacher decision) holds obs, prior, mask, target (search's choice),
 # net_choice, ret and, with ``exit.record_values``, cand (search's candidates, -1 for
 # padding) and q (its mean value of each, NaN where unsearched). Records written before

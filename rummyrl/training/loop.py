@@ -39,6 +39,27 @@ from .rollout import gae
 from .trainer import Trainer
 from .workers import make_workers
 
+#: the TensorBoard keys this module logs (patterns: an f-string's fields as <expr>) and what
+#: each means; the training guide's table of keys is generated from the METRICS of each module
+METRICS = {
+    "charts/steps_per_second": "environment steps (all seats' actions) per second of the last update, rollout and update together",
+    "charts/rollout_seconds": "seconds the last rollout (or search data) took",
+    "charts/update_seconds": "seconds the last PPO update (or distillation) took",
+    "charts/learner_samples": "transitions (or search records) the last update trained on",
+    "charts/learning_rate": "the optimizer's learning rate (`lr_schedule`)",
+    "charts/minutes": "minutes of training so far",
+    "charts/snapshots": "snapshots in the opponent pool",
+    "charts/win_rate_vs_pool": "share of the games that ended in the last rollout won by the learner, against whatever the pool drew",
+    "workers/gather_seconds": "`workers > 0`: seconds the learner waited for the workers' rollouts",
+    "workers/overhead_seconds": "`workers > 0`: Ray's cost beyond the slowest worker (receiving, concatenating, broadcasting the weights)",
+    "workers/restarts": "`workers > 0`: workers replaced after a failure so far",
+    "hands/<k[6:]>_rate": "share of the deals that ended in the last rollout that ended so, one key per end (the game's `END_NAMES`)",
+    "<section>/<k>": "the update's own statistics: `losses/...` with `algo: ppo`, `exit/...` with `algo: exit` (rows below)",
+    "exit/search_departs": "share of the iteration's decisions where the teacher chose other than the network",
+    "exit/decisions_per_second": "teacher decisions recorded per second of the data phase",
+    "exit/buffer": "decisions held in the replay buffer (`exit.buffer`)",
+}
+
 
 class _StopFlag:
     """First Ctrl-C: finish the current update, save, exit. Second: exit at once."""

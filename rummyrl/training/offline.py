@@ -31,6 +31,11 @@ from rummyrl.agents.network import PolicyNet
 from .config import TrainConfig
 from .exit import ReplayBuffer, concat_records, distill, read_records, record_files
 
+#: the TensorBoard keys the offline fit logs, and what each means
+METRICS = {
+    "distill/<k>": "`scripts/exit_fit.py` (the offline fit): per epoch, `train_<k>` of the distillation's minibatches and `valid_<k>` of the held-out decisions",
+}
+
 
 def load_split(folder: str | Path, valid_every: int, first: int | None = None) -> tuple[dict, dict, int]:
     """The records of ``folder`` (its ``first`` files in iteration order, when given: the

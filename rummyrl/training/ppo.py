@@ -16,6 +16,17 @@ from rummyrl.agents.network import PolicyNet, masked_entropy
 
 from .config import TrainConfig
 
+#: the statistics :func:`ppo_update` returns, logged as ``losses/<key>`` (:data:`.loop.METRICS`'s
+#: ``<section>/<k>``), and what each means
+METRICS = {
+    "losses/policy_loss": "PPO's clipped surrogate loss (mean over the minibatches)",
+    "losses/value_loss": "half the squared error of the value to the GAE return",
+    "losses/entropy": "entropy of the masked policy per decision",
+    "losses/approx_kl": "approximate KL between the rollout's policy and the updated one (`target_kl` stops the epochs)",
+    "losses/clipfrac": "share of the samples whose probability ratio was clipped (`clip_coef`)",
+    "losses/explained_variance": "how much of the returns' variance the rollout's values explained",
+}
+
 
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray | None, adv: np.ndarray,
                ret: np.ndarray, cfg: TrainConfig, gen: torch.Generator, precision: str = "fp32") -> dict:
