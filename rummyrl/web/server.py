@@ -14,7 +14,9 @@ request                                  answer
 =======================================  ================================================
 ``GET  /api/config``                     the games, the opponents, the record count
 ``POST /api/games``                      a new game: ``{"game", "opponent", "players",
-                                         "seat", "seed"}`` (all but ``game`` optional)
+                                         "seat", "seed"}`` (all optional; ``seed`` a
+                                         number or a string of digits, and then the
+                                         game is marked ``deal_known``)
 ``GET  /api/games/{id}``                 the game as its person sees it
 ``POST /api/games/{id}/move``            ``{"command": "x Kd"}`` or ``{"action": 12}``,
                                          with ``"step"`` (the game's step it was made at)
@@ -26,8 +28,10 @@ request                                  answer
 ``GET  /api/records/{n}/why?step=i``     the reasons of the move at step ``i``, computed now
 =======================================  ================================================
 
-Every refused request gets a 4xx answer ``{"error": "..."}`` saying what was wrong and what
-is allowed, and changes nothing.
+Every refused request gets a 4xx answer ``{"error": "...", "status": n}`` saying what was
+wrong and what is allowed, and changes nothing; an explanation past ``--why-timeout`` gets 503.
+Before any route, :class:`~.guard.Guard` checks the host a request names, that a request
+which changes something comes from the table's own page, and the declared body size.
 """
 
 from __future__ import annotations
