@@ -1512,7 +1512,7 @@ def _exploit(ctx):
         curve = ", ".join(fmt_pct(p["win_rate"]) for p in r["curve"][1:])  # after step 0
         title = registry.get(r["game"]).title + ("" if registry.get(r["game"]).min_players == 2 ==
                                                   registry.get(r["game"]).max_players else f", {r['players']} players")
-        rows.append([title, f"`{r['target']}`", budget, f"{fmt_minutes(r['minutes'])} min, {fmt_int(r['env_steps'])}",
+        rows.append([title, f"`{r['target']}`", budget, f"{r['minutes']:.1f} min, {fmt_int(r['env_steps'])}",
                      f"**{fmt_ci(r['win_rate'], r['ci95'])}**", fmt_int(r["games"]), fmt_pct(r["chance"]), curve])
     return (["game", "target", "budget", "trained (minutes, env steps)", "the best response wins", "games",
              "chance", "curve (each evaluation, 400 games)"], "lllrlrrl", rows)
