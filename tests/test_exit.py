@@ -404,14 +404,15 @@ def test_a_resumed_run_may_drop_an_opponent_its_games_in_progress_still_face(tmp
     random, whose generator the checkpoint holds) finish against them, new games follow the
     new mixture."""
     from rummyrl.training.config import to_overrides
-    from rummyrl.training.pool import RANDOM, SIMPLE
+    from rummyrl.training.pool import opponent_kinds
 
     cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
                             TINY_EXIT + ["total_steps=144", "opponents.random=1", "opponents.self_play=0"])
     train.train(cfg, run_dir=tmp_path / "mix", progress=False)
     data = load_checkpoint(tmp_path / "mix" / "last.pt", "gin")
     kinds = set(data["lanes"]["kind"].tolist())
-    assert {SIMPLE, RANDOM} <= kinds  # 12 lanes, three kinds: both are mid-game
+    names = opponent_kinds(cfg.opponents)
+    assert {names.index("simple"), names.index("random")} <= kinds  # 12 lanes, three kinds: both are mid-game
     later = train.load_config(None, to_overrides(data["train_config"]) + [
         "opponents.simple=0", "opponents.random=0", "opponents.self_play=1", "total_steps=432"])
     tr = train.train(later, run_dir=tmp_path / "mix", resume=data, progress=False)

@@ -59,7 +59,7 @@ def test_a_plain_run_never_consults_the_expert_and_its_pool_never_holds_it(confi
 
 def test_pure_self_play_draws_only_itself_and_its_snapshots(tmp_path):
     cfg = train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", TINY + ["total_steps=4096"])
-    assert {k: getattr(cfg.opponents, k) for k in ("simple", "expert", "random")} == {
+    assert {k: cfg.opponents[k] for k in ("simple", "expert", "random")} == {
         "simple": 0.0, "expert": 0.0, "random": 0.0}
     drawn, counted = [], []
 

@@ -279,7 +279,7 @@ def test_training_with_expert_plan_keeps_the_expert_opponents_the_expert(tmp_pat
     act = pool.OpponentPool.act
 
     def spy(self, kind, snap, obs, mask, prior):
-        rows = kind == pool.EXPERT
+        rows = kind == self.expert
         seen.append((obs[rows], mask[rows], prior[rows]))
         return act(self, kind, snap, obs, mask, prior)
 
