@@ -40,7 +40,7 @@ import yaml
 
 from rummyrl import games as registry
 from rummyrl.agents.checkpoint import load_checkpoint
-from rummyrl.exploit import PLAIN, ROOT, exploit
+from rummyrl.exploit import PLAIN, ROOT, exploit, write_json
 from rummyrl.training import ConfigError, load_config, report_run, train
 from rummyrl.training.evaluation import eval_curves
 
@@ -59,12 +59,6 @@ def main_overrides(game: str, players: int | None, minutes: float, exploiters: l
     if players is not None:
         out.append(f"num_players={players}")
     return out
-
-
-def _write(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    tmp.replace(path)  # whole or not at all, also when the process is killed while writing
 
 
 def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, exploiter_minutes: float = 10.0,
@@ -101,14 +95,14 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
             state["rounds"].append({"round": r, "main": {"minutes": round(tr.elapsed / 60, 2),
                                                          "env_steps": tr.global_step, "last_eval": tr.last_eval,
                                                          "frozen": frozen.name, "exploiters": len(exploiters)}})
-            _write(path, state)
+            write_json(path, state)
         br = exploit(str(frozen), g.name, players, exploiter_minutes, games, config, run_dir / f"exploiter_{r}",
                      overrides, progress)
         entry = next(x for x in state["rounds"] if x["round"] == r)
         entry["exploiter"] = {"path": str(Path(br["run_dir"]) / "best.pt"), "win_rate": br["win_rate"],
                               "ci95": br["ci95"], "games": br["games"], "minutes": br["minutes"],
                               "env_steps": br["env_steps"], "curve": br["curve"]}
-        _write(path, state)
+        write_json(path, state)
     if cfg is None:  # every round done before: the main agent's config of the last one
         exploiters = [x["exploiter"]["path"] for x in state["rounds"][:-1]]
         cfg = load_config(config, main_overrides(g.name, players, rounds * main_minutes, exploiters,
@@ -119,7 +113,7 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
         state["final"] = {"evaluated": report.get("evaluated"), "pairings": [
             {"b": p["b"], "games": p["games"], "win_rate": p["win_rate_a"], "ci95": p["win_rate_a_ci95"]}
             for p in report["pairings"]]}
-    _write(path, state)
+    write_json(path, state)
     return state
 
 
