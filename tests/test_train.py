@@ -195,6 +195,9 @@ def test_masked_logits_carry_no_probability_and_finite_entropy():
     (["eval.best_by=random"], ["eval.best_by", "random", "'simple', 'expert'"]),
     (["reward_scale=0"], ["reward_scale", "> 0"]),
     (["reward_scale=nan"], ["reward_scale", "finite"]),
+    (["eval.every_steps=-1"], ["eval.every_steps", ">= 0"]),
+    (["eval.every_steps=1.5"], ["eval.every_steps", "integer"]),
+    (["eval.every_minutes=-2"], ["eval.every_minutes", ">= 0"]),
 ])
 def test_config_errors_name_the_key(override, words):
     with pytest.raises(train.ConfigError) as e:

@@ -59,7 +59,12 @@ class EvalConfig:
     """Periodic evaluation with evaluate.py's code (greedy policy, duplicate deals)."""
 
     every_minutes: float = 5.0
-    """Minutes of training between evaluations (0: only at the end)."""
+    """Minutes of training between evaluations (0: none by the clock)."""
+    every_steps: int = 0
+    """Env steps between evaluations (0: none by steps). Evaluations by steps fall at the same
+    points of training on any machine, so the checkpoint that becomes ``best.pt`` does too;
+    by the clock, a slower machine evaluates (and may pick) other steps. With both 0 there
+    is no learning curve and ``best.pt`` is the final network."""
     games: int = 400
     """Games per opponent at each periodic evaluation."""
     final_games: int = 2000
@@ -383,6 +388,9 @@ def _check(cfg: TrainConfig) -> TrainConfig:
     except ValueError as e:
         raise ConfigError(str(e)) from None
     need(cfg.eval.unit in ("game", "hand"), f"eval.unit must be 'game' or 'hand', got {cfg.eval.unit!r}")
+    need(cfg.eval.every_minutes >= 0, f"eval.every_minutes must be >= 0 (0: none by the clock), got {cfg.eval.every_minutes}")
+    need(isinstance(cfg.eval.every_steps, int) and cfg.eval.every_steps >= 0,
+         f"eval.every_steps must be an integer >= 0 (0: none by steps), got {cfg.eval.every_steps!r}")
     need(cfg.eval.games > 0 and cfg.eval.final_games >= 0, "eval.games must be > 0 and eval.final_games >= 0")
     need(cfg.eval.max_hands >= 0, f"eval.max_hands must be >= 0 (0: the rules' cap), got {cfg.eval.max_hands}")
     need(all(isinstance(o, str) and o for o in cfg.eval.opponents),

@@ -136,7 +136,8 @@ def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update, evalua
     bar = tqdm(total=int(cfg.total_steps), initial=tr.global_step, unit="step", unit_scale=True,
                dynamic_ncols=True, file=sys.stderr, disable=not progress)
     start = time.perf_counter() - tr.elapsed
-    if cfg.eval.every_minutes and tr.updates == 0 and max_updates is None:
+    periodic = bool(cfg.eval.every_minutes or cfg.eval.every_steps)
+    if periodic and tr.updates == 0 and max_updates is None:
         periodic_eval(tr, writer)  # the starting point of the learning curve
         bar.set_postfix_str(_postfix(tr, 0.0))
     last_ckpt = last_eval = time.perf_counter()
@@ -157,7 +158,10 @@ def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update, evalua
             if on_update is not None:
                 on_update(tr)
             now = time.perf_counter()
-            if cfg.eval.every_minutes and now - last_eval >= cfg.eval.every_minutes * 60:
+            by_clock = cfg.eval.every_minutes and now - last_eval >= cfg.eval.every_minutes * 60
+            every = cfg.eval.every_steps  # at each multiple passed: the same steps in a resumed run
+            by_steps = every and tr.global_step // every > (tr.global_step - steps) // every
+            if (by_clock or by_steps) and tr.global_step < cfg.total_steps:  # the last one comes after the loop
                 periodic_eval(tr, writer)
                 bar.set_postfix_str(_postfix(tr, steps / (t2 - t0)))  # the new evaluation, now
                 last_eval = time.perf_counter()
@@ -166,7 +170,7 @@ def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update, evalua
                 last_ckpt = time.perf_counter()
             tr.elapsed = time.perf_counter() - start
         done = tr.global_step >= cfg.total_steps or (cfg.time_limit_minutes and tr.elapsed >= cfg.time_limit_minutes * 60)
-        if done and not flag.stop and cfg.eval.every_minutes:
+        if done and not flag.stop and periodic:
             periodic_eval(tr, writer)  # the end of the learning curve
             bar.set_postfix_str(_postfix(tr, 0.0))
     finally:
