@@ -43,7 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def set_up(cfg, workers: int, run_dir: Path):
     from rummyrl.training import Trainer, make_workers
 
-    tr = Trainer(dataclasses.replace(cfg, workers=workers), run_dir)
+    # one update after the other in every row (overlap is for workers=0 only): the rows compare
+    tr = Trainer(dataclasses.replace(cfg, workers=workers, overlap=False), run_dir)
     tr.setup()
     tr.workers = make_workers(tr)
     return tr
@@ -51,13 +52,12 @@ def set_up(cfg, workers: int, run_dir: Path):
 
 def measure(tr, updates: int, threads: int) -> dict:
     """``updates`` updates of ``tr``: env steps/s and the mean seconds of each part."""
-    from rummyrl.training.loop import run_update
-
     parts = {"rollout": [], "update": [], "overhead": [], "gather": [], "worker": [], "broadcast": []}
     steps = 0
     t = time.perf_counter()
     for _ in range(updates):
-        _, _, n, (t0, t1, t2), _ = run_update(tr, threads)
+        u = tr.method.update(threads)
+        n, (t0, t1, t2) = u.steps, u.times
         steps += n
         parts["rollout"].append(t1 - t0)
         parts["update"].append(t2 - t1)

@@ -25,7 +25,7 @@ import torch
 
 from rummyrl.agents.network import PolicyNet
 from rummyrl.training import lanes as lanes_module
-from rummyrl.training import loop
+from rummyrl.training import ppo
 from rummyrl.training.config import load_config
 from rummyrl.training.trainer import Trainer
 from rummyrl.training.workers import make_workers
@@ -60,27 +60,26 @@ def measure(config: str, updates: int, warmup: int, overrides: list[str]) -> dic
     clock = Clock()
     clock.wrap(PolicyNet, "__call__", "inference", when=lambda: not torch.is_grad_enabled())
     clock.wrap(lanes_module.Lanes, "features", "features")
-    clock.wrap(loop, "gae", "GAE")
-    clock.wrap(loop, "ppo_update", "learner")
+    clock.wrap(ppo, "gae", "GAE")
+    clock.wrap(ppo, "ppo_update", "learner")
     torch.set_flush_denormal(True)  # as train() runs its updates
     with tempfile.TemporaryDirectory() as tmp:
         tr = Trainer(cfg, Path(tmp))
         tr.setup(fresh=True)
         tr.workers = make_workers(tr)
         threads = cfg.torch_threads or torch.get_num_threads()
-        update = loop.overlap_update if cfg.overlap else loop.run_update
+        update = tr.method.update
         for _ in range(warmup):
-            update(tr, threads)
+            update(threads)
         clock.seconds = dict.fromkeys(PARTS, 0.0)
         steps, rollout, t0 = 0, 0.0, time.perf_counter()
         for _ in range(updates):
-            _, _, s, (a, b, _), _ = update(tr, threads)
-            steps += s
-            rollout += b - a
+            u = update(threads)
+            steps += u.steps
+            rollout += u.times[1] - u.times[0]
         wall = time.perf_counter() - t0
         tr.workers.close()
-        if tr.learner_thread is not None:
-            tr.learner_thread.shutdown()
+        tr.method.close()
     clock.seconds["rest of rollout"] = rollout - clock.seconds["inference"] - clock.seconds["features"]
     return {"steps_per_second": steps / wall, "seconds": {k: v / updates for k, v in clock.seconds.items()},
             "steps_per_update": steps // updates}

@@ -949,7 +949,7 @@ def _function_keys(dotted: str, names: tuple[str, ...]) -> list[str]:
 def gen_tensorboard_keys() -> str:
     """Every TensorBoard key the training code logs, found by reading its ``add_scalar``
     calls; the keys of the update's statistics are read from ``ppo_update``, ``distill`` and
-    ``exit_update``."""
+    ``exit_update`` (the update functions of :mod:`rummyrl.training.methods`' methods)."""
     rows = []
     meanings = metric_meanings()
     for pat, where in tensorboard_calls():
@@ -957,9 +957,18 @@ def gen_tensorboard_keys() -> str:
             warn(f"{where}: TensorBoard key {pat!r} has no meaning in the METRICS of its module")
             continue
         if pat == "<section>/<k>":
-            subs = [f"losses/{k}" for k in _function_keys("rummyrl.training.ppo.ppo_update", ("stats", "out"))]
+            # every registered method's section, as its module's METRICS list it; the keys the
+            # two methods' update functions build are checked against them (a key without a meaning warns)
+            from rummyrl.training import methods
+
+            subs = []
+            for name in methods.names():
+                cls = methods.get(name)
+                mod = importlib.import_module(cls.__module__)
+                subs += [k for k in getattr(mod, "METRICS", {}) if k.startswith(cls.section + "/")]
+            subs += [f"losses/{k}" for k in _function_keys("rummyrl.training.ppo.ppo_update", ("stats", "out"))]
             subs += [f"exit/{k}" for k in _function_keys("rummyrl.training.exit.distill", ("out",))]
-            subs += [f"exit/{k}" for k in _function_keys("rummyrl.training.loop.exit_update", ("upd",))]
+            subs += [f"exit/{k}" for k in _function_keys("rummyrl.training.exit.exit_update", ("upd",))]
             for s in dict.fromkeys(subs):
                 if s not in meanings:
                     warn(f"TensorBoard key {s!r} (from {where}) has no meaning in the METRICS of its module")

@@ -43,10 +43,10 @@ def test_a_tiny_expert_iteration_run_end_to_end(tmp_path):
     cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT)
     assert cfg.algo == "exit" and cfg.episode == "hand"
     seen = []
-    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False, on_update=lambda t: seen.append(t.exit_buffer.size))
+    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False, on_update=lambda t: seen.append(t.method.buffer.size))
     assert tr.updates == 3 and seen[-1] > 0 and seen == sorted(seen)
-    buf = tr.exit_buffer.data
-    n = tr.exit_buffer.size
+    buf = tr.method.buffer.data
+    n = tr.method.buffer.size
     assert buf["mask"][np.arange(n), buf["target"][:n]].all(), "a recorded search choice is illegal"
     assert (np.abs(buf["ret"][:n]) <= 5.0).all()  # hand points / 25 (a hand scores at most ~125)
     assert np.abs(buf["ret"][:n]).max() > 0  # some hands ended with points
@@ -114,8 +114,8 @@ def test_record_values_keeps_search_values_beside_its_choice(tmp_path):
     cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
                             TINY_EXIT + ["exit.record_values=true", "exit.teacher=search:worlds=2,topk=2,z=0"])
     tr = train.train(cfg, run_dir=tmp_path / "values", progress=False)
-    n = tr.exit_buffer.size
-    d = tr.exit_buffer.data
+    n = tr.method.buffer.size
+    d = tr.method.buffer.data
     assert n > 0 and "pi" not in d
     cand, q, target = d["cand"][:n].astype(np.int64), d["q"][:n], d["target"][:n]
     searched = np.isfinite(q).sum(1) > 1
@@ -136,7 +136,7 @@ def test_a_data_run_with_learn_false_leaves_the_network_as_it_started(tmp_path):
         start = train.Trainer(cfg, tmp_path / "start")
         start.setup()
         seen = []
-        tr = train.train(cfg, run_dir=tmp_path / learn, progress=False, on_update=lambda t: seen.append(t.exit_buffer.size))
+        tr = train.train(cfg, run_dir=tmp_path / learn, progress=False, on_update=lambda t: seen.append(t.method.buffer.size))
         assert tr.updates == 3 and seen[-1] > 0
         same[learn] = all(torch.equal(p, tr.net.state_dict()[k]) for k, p in start.net.state_dict().items())
         stepped[learn] = bool(tr.opt.state)
@@ -154,11 +154,11 @@ def test_with_exit_plays_network_the_teacher_labels_positions_it_does_not_choose
                 f"exit.plays={plays}", f"exit.teacher={teacher}", "rollout_steps=120", "exit.buffer=100000",
                 "total_steps=1440"])  # one iteration: its data are made before any distillation
             tr = train.train(cfg, run_dir=tmp_path / f"{plays}_{teacher}", progress=False)
-            n = tr.exit_buffer.size
-            obs[plays, teacher] = tr.exit_buffer.data["obs"][:n].copy()
-            target = tr.exit_buffer.data["target"][:n]
+            n = tr.method.buffer.size
+            obs[plays, teacher] = tr.method.buffer.data["obs"][:n].copy()
+            target = tr.method.buffer.data["target"][:n]
             if plays == "network":  # the labels are the teacher's, not the moves played
-                assert (target != tr.exit_buffer.data["net_choice"][:n]).mean() > 0.2
+                assert (target != tr.method.buffer.data["net_choice"][:n]).mean() > 0.2
     a, b = obs["network", "simple"], obs["network", "random"]
     assert len(a) == len(b) > 100 and np.array_equal(a, b)
     c, d = obs["teacher", "simple"], obs["teacher", "random"]
@@ -253,10 +253,10 @@ def test_a_knock_phase_run_records_only_the_knock_decisions(tmp_path):
         cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
                                 TINY_EXIT + [f"exit.phase={phase}", "rollout_steps=40", "total_steps=1440"])
         tr = train.train(cfg, run_dir=tmp_path / phase, progress=False)
-        n = tr.exit_buffer.size
-        mask = tr.exit_buffer.data["mask"][:n]
+        n = tr.method.buffer.size
+        mask = tr.method.buffer.data["mask"][:n]
         assert n > 0 and rows("gin", mask).all(), f"{phase}: a recorded decision is not one of the phase's"
-        assert mask[np.arange(n), tr.exit_buffer.data["target"][:n]].all()
+        assert mask[np.arange(n), tr.method.buffer.data["target"][:n]].all()
     with pytest.raises(train.ConfigError, match="exit.phase=knock: knock decisions do not exist in Rummy"):
         train.load_config(ROOT / "docs" / "research" / "configs" / "rummy_exit.yaml", ["exit.phase=knock"])
     with pytest.raises(train.ConfigError, match="exit.phase=stock: stock decisions do not exist in Gin Rummy"):
@@ -388,11 +388,11 @@ def test_rummy_expert_iteration_runs_and_its_checkpoint_plays(tmp_path):
                             TINY_EXIT + ["num_players=3", "exit.teacher=search:worlds=2,topk=2,horizon=60",
                                          "rules.stock_passes=2"])
     tr = train.train(cfg, run_dir=tmp_path / "rummy", progress=False)
-    assert tr.updates == 3 and tr.exit_buffer.size > 0
-    teacher = tr.lanes.teacher
+    assert tr.updates == 3 and tr.method.buffer.size > 0
+    teacher = tr.lanes.part.teacher
     assert teacher.config.stock_passes == 2 and teacher.config.num_players == 3  # the run's rules
-    buf = tr.exit_buffer.data
-    n = tr.exit_buffer.size
+    buf = tr.method.buffer.data
+    n = tr.method.buffer.size
     assert buf["mask"][np.arange(n), buf["target"][:n]].all()
     t = evaluate.run_tournament([str(tmp_path / "rummy" / "final.pt"), "random"], game="rummy", players=3,
                                 games=3, show_progress=False)
@@ -416,7 +416,7 @@ def test_a_resumed_run_may_drop_an_opponent_its_games_in_progress_still_face(tmp
     later = train.load_config(None, to_overrides(data["train_config"]) + [
         "opponents.simple=0", "opponents.random=0", "opponents.self_play=1", "total_steps=432"])
     tr = train.train(later, run_dir=tmp_path / "mix", resume=data, progress=False)
-    assert tr.updates == 3 and tr.exit_buffer.size > 0
+    assert tr.updates == 3 and tr.method.buffer.size > 0
 
 
 def test_ppo_fine_tuning_continues_an_expert_iteration_checkpoint(tmp_path):
@@ -447,7 +447,7 @@ def test_saved_search_records_distil_again_offline(tmp_path):
     files = sorted((tmp_path / "run" / "records").glob("records_*.npz"))
     assert len(files) >= 4 and not list((tmp_path / "run" / "records").glob(".*"))  # no partial files
     rec = exit_mod.load_records(tmp_path / "run" / "records")
-    assert len(rec["target"]) == tr.exit_buffer.size  # every record the run trained on, once
+    assert len(rec["target"]) == tr.method.buffer.size  # every record the run trained on, once
     assert rec["mask"][np.arange(len(rec["target"])), rec["target"]].all()
     # a run resumed from an older checkpoint writes the same iteration numbers again: both kept
     update = int(files[0].stem.split("_")[1])

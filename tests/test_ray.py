@@ -133,8 +133,8 @@ def test_expert_iteration_makes_its_search_data_on_two_workers(ray_session, tmp_
     cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + ["workers=2"])
     runs = [train.train(cfg, run_dir=tmp_path / name, progress=False) for name in ("a", "b")]
     tr = runs[0]
-    assert tr.updates == 3 and tr.exit_buffer.size > 0
-    buf, n = tr.exit_buffer.data, tr.exit_buffer.size
+    assert tr.updates == 3 and tr.method.buffer.size > 0
+    buf, n = tr.method.buffer.data, tr.method.buffer.size
     assert buf["mask"][np.arange(n), buf["target"][:n]].all(), "a recorded search choice is illegal"
     assert np.abs(buf["ret"][:n]).max() > 0
     for name, p in tr.net.state_dict().items():

@@ -282,12 +282,12 @@ def test_a_minibatch_of_one_sample_keeps_the_weights_finite(tmp_path):
     tr = train.Trainer(cfg, tmp_path)
     tr.setup()
     tr.lanes.collect(tr.net, {})
-    idx, adv, ret = tr.lanes.rollout.advantages(cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
+    idx, adv, ret = tr.lanes.part.rollout.advantages(cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
     assert idx.size > 2
     import dataclasses
 
     one_left = dataclasses.replace(cfg, minibatch_size=idx.size - 1)  # the last minibatch: one sample
-    stats = train.ppo_update(tr.net, tr.opt, tr.lanes.rollout, idx, adv, ret, one_left, tr.torch_gen)
+    stats = train.ppo_update(tr.net, tr.opt, tr.lanes.part.rollout, idx, adv, ret, one_left, tr.torch_gen)
     assert all(np.isfinite(v) for v in stats.values())
     assert all(torch.isfinite(p).all() for p in tr.net.parameters())
 
@@ -439,7 +439,9 @@ def test_the_progress_bar_shows_the_latest_evaluation(tmp_path, monkeypatch, cap
     cfg = train.load_config(None, TINY + ["eval.every_minutes=1e-9", "eval.final_games=0"])
     train.train(cfg, run_dir=tmp_path / "run", progress=True)
     err = capsys.readouterr().err
-    assert len(made) == 5  # step 0, after each of the three updates, and at the end
+    # step 0, after the first two updates, and at the end (not also after the third: the end's
+    # evaluation is of the same step)
+    assert len(made) == 4
     shown = [part.split("]")[0] for part in err.split("| eval ")[1:]]
     assert shown[-1] == f"at {len(made) / 10:.1f} min: simple={len(made) / 100:.0%}", shown
     assert {f"at {n / 10:.1f} min: simple={n / 100:.0%}" for n in range(1, len(made) + 1)} <= set(shown)

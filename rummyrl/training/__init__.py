@@ -6,22 +6,24 @@ One job per module, in the order a run uses them:
   ``key=value`` overrides, the checks behind :class:`ConfigError`, the retired keys.
 * :mod:`.pool`: the opponent pool: the current policy, its past snapshots and the
   rule-based baselines, drawn per game with configurable weights.
+* :mod:`.methods`: the seam between the trainer and the ways a run learns (``algo``): one
+  small interface and the registry of the methods below.
 * :mod:`.lanes`: :class:`Lanes`, the self-play games of one process and the one step loop
-  of both algorithms (the per-action input computed once per step); its state.
+  of every method (the per-action input computed once per step); its state.
 * :mod:`.rollout`: PPO's side of the step loop, its per-seat linked trajectories with their
   credit, GAE; a rollout is a plain dict of numpy arrays.
-* :mod:`.ppo`: the PPO update, which reads the mask and per-action input stored with each
-  transition.
-* :mod:`.exit`: expert iteration: its side of the step loop (the teacher plays and is
-  recorded), the replay buffer, distillation, the saved records.
+* :mod:`.ppo`: PPO as a method: its part of the lanes, one update (or two overlapped), the
+  PPO update, which reads the mask and per-action input stored with each transition.
+* :mod:`.exit`: expert iteration as a method: its part of the lanes and of the step loop
+  (the teacher plays and is recorded), the replay buffer, distillation, the saved records.
 * :mod:`.state`: random generators and arrays as plain data (checkpoints, Ray).
 * :mod:`.trainer`: :class:`Trainer`, all the state of a run, set up from a config; its
   checkpoint (``state_dict``, ``save``, ``load_state_dict``: resuming exactly).
 * :mod:`.evaluation`: periodic and final evaluations, the learning curve.
 * :mod:`.workers`: who plays the lanes: this process (``workers=0``) or Ray actors
   (``workers=N``) that send their rollouts and receive the new weights.
-* :mod:`.loop`: :func:`train`, the main loop, one PPO or expert-iteration update, logging
-  and hooks.
+* :mod:`.loop`: :func:`train`, the main loop: the method's updates, logging, evaluations,
+  checkpoints and hooks.
 * :mod:`.offline`: a network distilled again from the search records an expert-iteration
   run saved (``scripts/exit_fit.py``).
 * :mod:`.compress`: a network distilled into a faster architecture that plays the same (its

@@ -26,6 +26,8 @@ import yaml
 from rummyrl import distributed, games
 from rummyrl.agents import agent_names, load_agent
 from rummyrl.agents.network import PRECISIONS, NetConfig, bf16_supported
+
+from . import methods
 from rummyrl.agents.split import PHASES, check_phase
 
 
@@ -355,7 +357,7 @@ def _check(cfg: TrainConfig) -> TrainConfig:
             raise ConfigError(msg)
 
     game = _game(cfg)
-    need(cfg.algo in ("ppo", "exit"), f"algo must be 'ppo' or 'exit', got {cfg.algo!r}")
+    need(cfg.algo in methods.names(), f"algo must be one of {methods.names()}, got {cfg.algo!r}")
     try:
         game.check_players(cfg.num_players)
     except ValueError as e:

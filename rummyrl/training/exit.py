@@ -1,12 +1,14 @@
 """Expert iteration (``algo: exit``): search plays, the network learns to play like it.
 
-Each iteration (:func:`~.loop.exit_update`):
+Each iteration (:func:`exit_update`; :class:`ExpertIteration` is what the trainer calls,
+:mod:`.methods`):
 
 1. **Data.** The run's self-play lanes (:class:`~.lanes.Lanes`) play ``rollout_steps``
    batched steps. In every lane the learner's seats are played by the *teacher*, the
    ``search`` agent (``exit.teacher``, an agent spec such as ``search:worlds=32``), against
    an opponent from the pool (the teacher itself for self-play; snapshots of the network;
-   the baselines). :class:`TeacherSide` is this algorithm's part of the lanes' step loop:
+   the baselines). :class:`TeacherLanes` is this method's part of the lanes (the teacher and
+   the records of games in progress) and :class:`TeacherSide` its part of their step loop:
    every teacher decision is recorded with the observation, the network's per-action input
    (the lanes compute it once per step), the mask, the action search chose, the network's
    own greedy choice and, with ``exit.record_values``, search's candidates and its mean
@@ -47,16 +49,24 @@ distilled again offline with other settings (:mod:`.offline`, ``scripts/exit_fit
 from __future__ import annotations
 
 import os
+import time
+import typing
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from rummyrl.agents import load_agent
 from rummyrl.agents.network import PolicyNet
 from rummyrl.agents.neural import NeuralAgent
 from rummyrl.agents.split import phase_rows
 
 from .config import TrainConfig
+from .methods import Update
+
+if typing.TYPE_CHECKING:
+    from .lanes import Lanes
+    from .trainer import Trainer
 
 #: the statistics :func:`distill` returns, logged as ``exit/<key>`` by the trainer (and
 #: ``distill/train_<key>``, ``distill/valid_<key>`` by the offline fit), and what each means
@@ -64,6 +74,9 @@ METRICS = {
     "exit/policy_loss": "cross-entropy to the teacher's choice (departures weighted by `exit.depart_weight`)",
     "exit/value_loss": "half the squared error of the value to the hand's result",
     "exit/accuracy": "share of the minibatch decisions where the network's argmax is the teacher's choice",
+    "exit/search_departs": "share of the iteration's decisions where the teacher chose other than the network",
+    "exit/decisions_per_second": "teacher decisions recorded per second of the data phase",
+    "exit/buffer": "decisions held in the replay buffer (`exit.buffer`)",
 }
 
 # A record (one teacher decision) holds obs, prior, mask, target (search's choice),
@@ -197,6 +210,31 @@ class TeacherSide:
         return concat_records(self.finished)
 
 
+class TeacherLanes:
+    """Expert iteration's part of the lanes: the teacher and the records of games in
+    progress, made on the first rollout (not in checkpoints: a resumed run starts them
+    afresh, the teacher seeded from the lanes' generator then)."""
+
+    def __init__(self, lanes: Lanes):
+        self.lanes = lanes
+        self.teacher = None
+        self.pending: Pending | None = None
+
+    def side(self, net: PolicyNet) -> TeacherSide:
+        lanes, cfg = self.lanes, self.lanes.cfg
+        if self.teacher is None:
+            self.teacher = load_agent(cfg.exit.teacher, game=cfg.game, seed=int(lanes.rng.integers(2**31)))
+            self.teacher.set_rules(lanes.env.state.config)  # the run's rules, for its worlds and rollouts
+            self.pending = Pending(cfg.num_envs, cfg.num_players)
+        return TeacherSide(cfg, self.teacher, self.pending, network_agent(net))
+
+    def state_dict(self) -> dict:
+        return {}
+
+    def load_state_dict(self, d: dict) -> None:
+        pass
+
+
 def save_records(folder, update: int, records: dict[str, np.ndarray]) -> Path | None:
     """Write one iteration's records as ``folder/records_<update>.npz``, through a temporary
     file renamed into place, so a killed run leaves only whole files. A name already taken
@@ -274,3 +312,53 @@ def distill(net: PolicyNet, opt: torch.optim.Optimizer, buffer: ReplayBuffer, ba
         out["accuracy"].append((logits.argmax(1) == t["target"]).float().mean().item())
     net.eval()
     return {k: float(np.mean(v)) for k, v in out.items()}
+
+
+def exit_update(tr: Trainer, update_threads: int) -> Update:
+    """One iteration of expert iteration: search data from the workers, distillation, the
+    snapshot when one is due, the new weights to the workers."""
+    cfg, workers, buffer = tr.cfg, tr.workers, tr.method.buffer
+    t0 = time.perf_counter()
+    torch.set_num_threads(1)
+    records, stats = workers.collect()  # the search data: here, or on the Ray workers
+    buffer.add(records)
+    if cfg.exit.save_records:
+        save_records(tr.run_dir / "records", tr.updates, records)
+    t1 = time.perf_counter()
+    torch.set_num_threads(update_threads)
+    upd = distill(tr.net, tr.opt, buffer, cfg.exit.batches, cfg.minibatch_size, cfg.vf_coef,
+                  cfg.max_grad_norm, tr.rng, cfg.exit.depart_weight, learn=cfg.exit.learn)
+    decisions = stats.pop("exit/decisions")
+    departs = stats.pop("exit/departs")
+    upd["search_departs"] = departs / max(decisions, 1)
+    upd["decisions_per_second"] = decisions / max(t1 - t0, 1e-9)
+    upd["buffer"] = float(buffer.size)
+    steps = cfg.rollout_steps * cfg.num_envs
+    tr.end_update(steps)  # Ray: the distilled network to the workers
+    t2 = time.perf_counter()
+    return Update(upd, stats, steps, (t0, t1, t2), len(records.get("target", ())))
+
+
+class ExpertIteration:
+    """``algo: exit`` for the trainer (:mod:`.methods`). The replay buffer is the learner's
+    and is not in checkpoints: a resumed run fills it afresh."""
+
+    section = "exit"
+    lanes_part = TeacherLanes
+    concat = staticmethod(concat_records)
+
+    def __init__(self, tr: Trainer):
+        self.tr = tr
+        self.buffer = ReplayBuffer(tr.cfg.exit.buffer)
+
+    def update(self, update_threads: int) -> Update:
+        return exit_update(self.tr, update_threads)
+
+    def state_dict(self, resumable: bool) -> dict:
+        return {}
+
+    def load_state_dict(self, data: dict) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

@@ -2,15 +2,16 @@
 
 :class:`Lanes` holds what playing needs: the batched self-play environments of the run's
 game, the opponent pool, the random generator they draw from, each lane's opponent (its
-kind and snapshot) and the learner's seat, PPO's rollout buffer, and expert iteration's
-teacher and records of games in progress. The trainer holds one in process
+kind and snapshot) and the learner's seat, and the run's method's part (:mod:`.methods`:
+PPO's rollout buffer, expert iteration's teacher and records of games in progress). The
+trainer holds one in process
 (``workers=0``); each Ray worker holds its own (:mod:`.workers`). :meth:`Lanes.state_dict`
 is the one serialisation of lane state, in a checkpoint's ``lanes`` or in each of its
 ``workers`` states.
 
-:meth:`Lanes.play` is the step loop of both algorithms. Every step it computes, once, the
+:meth:`Lanes.play` is the step loop of every method. Every step it computes, once, the
 per-action input of every row a network or the expert plays (:meth:`Lanes.features`: the
-learner's rows, the snapshots' and the expert's), lets the algorithm's *side* act at the
+learner's rows, the snapshots' and the expert's), lets the method's *side* act at the
 learner's rows (PPO's :class:`~.rollout.PolicySide` samples the network and records the
 transitions; expert iteration's :class:`~.exit.TeacherSide` lets the teacher play and
 records its decisions, each with the input computed here), the pool at the others, steps
@@ -26,20 +27,19 @@ from typing import Protocol
 import numpy as np
 
 from rummyrl import games
-from rummyrl.agents import load_agent
 from rummyrl.agents.features import action_features, expert_prior, feature_width
 from rummyrl.agents.network import PolicyNet
 from rummyrl.envs.batched import SelfPlay
 
+from . import methods
 from .config import TrainConfig, engine_config, reward_scheme
-from .exit import Pending, TeacherSide, network_agent
+from .methods import LanesPart
 from .pool import SELF, SNAPSHOT, OpponentPool
-from .rollout import PolicySide, Rollout
 from .state import rng_state, set_rng_state, tensor
 
 
 class Side(Protocol):
-    """An algorithm's part of the step loop: how the learner's rows act and what is recorded."""
+    """A method's part of the step loop: how the learner's rows act and what is recorded."""
 
     def act(self, step: int, lanes: np.ndarray, seats: np.ndarray, obs: np.ndarray, mask: np.ndarray,
             prior: np.ndarray) -> np.ndarray:
@@ -71,38 +71,20 @@ class Lanes:
         self.env = make_selfplay(cfg)
         self.env.reset(seed=cfg.seed)
         self.pool = OpponentPool(cfg, rng)
-        self.rollout = Rollout(cfg)
+        self.part: LanesPart = methods.get(cfg.algo).lanes_part(self)
+        """The method's part: PPO's rollout buffer, expert iteration's teacher."""
         self.kind, self.snap = self.pool.draw(cfg.num_envs)
         self.seat = rng.integers(0, cfg.num_players, cfg.num_envs)
-        self.teacher = None
-        self.pending: Pending | None = None
-        """``algo: exit``: the teacher and the records of games in progress, made on the first
-        :meth:`collect` (not in checkpoints: a resumed run starts them afresh)."""
-        self._handed_out = False  # the last rollout returned is a view of the buffer
 
     # -- one update's data -------------------------------------------------------------
     def collect(self, net: PolicyNet, stats: dict) -> dict[str, np.ndarray]:
         """Play ``rollout_steps`` batched steps with ``net`` as the learner; returns what the
-        update trains on: the PPO rollout (views of the buffer, valid until the next call
-        or :meth:`state_dict`) or, with ``algo: exit``, the search records of the episodes
-        that ended. ``stats`` gets the counts of how deals and games ended."""
-        self._carry_over()
-        side = self._exit_side(net) if self.cfg.algo == "exit" else PolicySide(net, self.rollout, self.rng, self.cfg.precision)
+        update trains on, the method's: the PPO rollout (views of the buffer, valid until the
+        next call or :meth:`state_dict`) or the search records of the episodes that ended.
+        ``stats`` gets the counts of how deals and games ended."""
+        side = self.part.side(net)
         self.play(side, stats)
-        self._handed_out = self.cfg.algo != "exit"
         return side.result(stats)
-
-    def _exit_side(self, net: PolicyNet) -> TeacherSide:
-        if self.teacher is None:
-            self.teacher = load_agent(self.cfg.exit.teacher, game=self.cfg.game, seed=int(self.rng.integers(2**31)))
-            self.teacher.set_rules(self.env.state.config)  # the run's rules, for its worlds and rollouts
-            self.pending = Pending(self.cfg.num_envs, self.cfg.num_players)
-        return TeacherSide(self.cfg, self.teacher, self.pending, network_agent(net))
-
-    def _carry_over(self) -> None:
-        if self._handed_out:  # the learner is done with the last rollout: keep only its pending transitions
-            self.rollout.carry_over()
-            self._handed_out = False
 
     # -- the step loop -----------------------------------------------------------------
     def play(self, side: Side, stats: dict) -> None:
@@ -176,12 +158,11 @@ class Lanes:
     # -- state -------------------------------------------------------------------------
     def state_dict(self) -> dict:
         """Everything the lanes need to go on exactly: the generator, the pool's agents'
-        generators, the games in progress, each lane's opponent and seat and the rollout's
-        pending transitions (not the teacher or its pending records)."""
-        self._carry_over()
+        generators, the games in progress, each lane's opponent and seat and the method's part
+        (PPO: the rollout's pending transitions)."""
+        part = self.part.state_dict()
         return {"rng": rng_state(self.rng), "pool": self.pool.state_dict(), "env": env_state_dict(self.env),
-                "kind": tensor(self.kind), "snap": tensor(self.snap), "seat": tensor(self.seat),
-                "rollout": self.rollout.state_dict()}
+                "kind": tensor(self.kind), "snap": tensor(self.snap), "seat": tensor(self.seat), **part}
 
     def load_state_dict(self, d: dict) -> None:
         """Put back :meth:`state_dict` (lanes set up from the same config, the pool holding
@@ -190,8 +171,7 @@ class Lanes:
         self.pool.load_state_dict(d["pool"])
         load_env_state(self.env, d["env"])
         self.kind, self.snap, self.seat = (d[k].numpy().copy() for k in ("kind", "snap", "seat"))
-        self.rollout.load_state_dict(d["rollout"])
-        self._handed_out = False
+        self.part.load_state_dict(d)
 
     @property
     def num_envs(self) -> int:

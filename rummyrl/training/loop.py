@@ -1,8 +1,7 @@
-"""The main loop: :func:`train` alternates rollouts and PPO updates (:func:`run_update`; with
-``overlap: true`` the two at once, :func:`overlap_update`) or, with ``algo: exit``, search
-data and distillation (:func:`exit_update`, :mod:`.exit`) until
-the step budget, the time limit, ``max_updates`` or Ctrl-C, and logs, evaluates and
-checkpoints on the way.
+"""The main loop: :func:`train` calls the run's method's update (:mod:`.methods`: PPO's
+rollouts and updates, :mod:`.ppo`; expert iteration's search data and distillation,
+:mod:`.exit`) until the step budget, the time limit, ``max_updates`` or Ctrl-C, and logs,
+evaluates and checkpoints on the way.
 The rollouts come from the run's workers (:mod:`.workers`): the lanes in this process
 (``workers=0``) or Ray actors (``workers=N``), which get the new weights after each update.
 
@@ -20,7 +19,6 @@ import dataclasses
 import signal
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -29,13 +27,9 @@ import yaml
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from rummyrl.agents.network import PolicyNet
-
 from .config import TrainConfig
 from .evaluation import periodic_eval, start_eval, start_summary
-from .exit import ReplayBuffer, distill, save_records
-from .ppo import ppo_update
-from .rollout import gae
+from .methods import Update
 from .trainer import Trainer
 from .workers import make_workers
 
@@ -54,10 +48,7 @@ METRICS = {
     "workers/overhead_seconds": "`workers > 0`: Ray's cost beyond the slowest worker (receiving, concatenating, broadcasting the weights)",
     "workers/restarts": "`workers > 0`: workers replaced after a failure so far",
     "hands/<k[6:]>_rate": "share of the deals that ended in the last rollout that ended so, one key per end (the game's `END_NAMES`)",
-    "<section>/<k>": "the update's own statistics: `losses/...` with `algo: ppo`, `exit/...` with `algo: exit` (rows below)",
-    "exit/search_departs": "share of the iteration's decisions where the teacher chose other than the network",
-    "exit/decisions_per_second": "teacher decisions recorded per second of the data phase",
-    "exit/buffer": "decisions held in the replay buffer (`exit.buffer`)",
+    "<section>/<k>": "the update's own statistics, in its method's section: `losses/...` with `algo: ppo`, `exit/...` with `algo: exit` (rows below)",
 }
 
 
@@ -114,9 +105,7 @@ def _train(cfg, run_dir, resume, max_updates, progress, on_update, evaluate_star
     finally:
         tr.workers.close()
         tr.workers = None
-        if tr.learner_thread is not None:
-            tr.learner_thread.shutdown()
-            tr.learner_thread = None
+        tr.method.close()
     return tr
 
 
@@ -142,17 +131,17 @@ def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update, evalua
         bar.set_postfix_str(_postfix(tr, 0.0))
     last_ckpt = last_eval = time.perf_counter()
     updates_here = 0
-    update = exit_update if cfg.algo == "exit" else overlap_update if cfg.overlap else run_update
     try:
         while tr.global_step < cfg.total_steps and not flag.stop:
             if cfg.time_limit_minutes and tr.elapsed >= cfg.time_limit_minutes * 60:
                 break
             if max_updates is not None and updates_here >= max_updates:
                 break
-            upd, stats, steps, (t0, t1, t2), samples = update(tr, update_threads)
+            u = tr.method.update(update_threads)
+            steps, (t0, t1, t2) = u.steps, u.times
             updates_here += 1
             tr.elapsed = time.perf_counter() - start
-            _log_update(writer, tr, upd, stats, steps, t0, t1, t2, samples)
+            _log_update(writer, tr, u)
             bar.update(steps)
             bar.set_postfix_str(_postfix(tr, steps / (t2 - t0)))
             if on_update is not None:
@@ -187,113 +176,6 @@ def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update, evalua
     tr.interrupted = flag.stop
 
 
-def run_update(tr: Trainer, update_threads: int) -> tuple:
-    """One update: a rollout from the workers, GAE, the PPO update, the snapshot when one is
-    due and the new weights to the workers. Returns (update statistics, game statistics,
-    env steps, (start, rollout done, update done) times, samples trained on)."""
-    cfg, workers = tr.cfg, tr.workers
-    t0 = time.perf_counter()
-    frac = 1.0 - tr.global_step / cfg.total_steps if cfg.lr_schedule == "linear" else 1.0
-    for g in tr.opt.param_groups:
-        g["lr"] = cfg.learning_rate * max(frac, 0.0)
-    torch.set_num_threads(1)  # small batches: one thread beats two that wait on each other
-    rollout, stats = workers.collect()
-    steps = cfg.rollout_steps * cfg.num_envs
-    t1 = time.perf_counter()
-    torch.set_num_threads(update_threads)
-    idx, adv, ret = gae(rollout, cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
-    upd = ppo_update(tr.net, tr.opt, rollout, idx, adv, ret, cfg, tr.torch_gen, tr.precision)
-    tr.end_update(steps)
-    t2 = time.perf_counter()
-    return upd, stats, steps, (t0, t1, t2), idx.size
-
-
-#: seconds a thread holds the GIL before it is asked to hand it over, while the learner's
-#: thread runs beside the players (Python's default is 0.005)
-SWITCH_INTERVAL = 0.002
-
-#: what the learner reads of a rollout (:func:`~.ppo.ppo_update`)
-LEARNER_FIELDS = ("obs", "prior", "mask", "action", "logp", "value")
-
-
-def gather(tr: Trainer, rollout: dict, stats: dict) -> dict:
-    """A rollout made ready for the learner, as copies (the lanes' buffer is reused by the
-    next rollout): the trainable transitions' arrays (GAE's), their advantages and returns,
-    and the rollout's game statistics."""
-    idx, adv, ret = gae(rollout, tr.cfg.gamma, tr.cfg.gae_lambda, tr.cfg.rollout_steps)
-    return {**{k: rollout[k][idx] for k in LEARNER_FIELDS}, "adv": adv, "ret": ret, "stats": stats}
-
-
-def overlap_update(tr: Trainer, update_threads: int) -> tuple:
-    """One update with ``overlap: true``: the learner updates on the rollout played last
-    (``tr.pending``) in its own thread while this one plays the next rollout with a copy of
-    the weights the learner starts from and gathers it (GAE, the learner's copies); then the
-    snapshot is added when one is due. Returns what :func:`run_update` returns; the game statistics are
-    those of the rollout learned from. The run's first update plays its first rollout
-    before (a resumed run has it in its checkpoint)."""
-    cfg, workers = tr.cfg, tr.workers
-    t0 = time.perf_counter()
-    torch.set_num_threads(1)  # one core plays, the other learns
-    if tr.learner_thread is None:
-        # the flush of denormals is a thread's own (train() sets it for this one)
-        tr.learner_thread = ThreadPoolExecutor(1, thread_name_prefix="learner",
-                                               initializer=torch.set_flush_denormal, initargs=(True,))
-        tr.actor = PolicyNet(cfg.game, cfg.net).to(tr.device).eval()
-    if tr.pending is None:
-        tr.pending = gather(tr, *workers.collect())
-    batch, tr.pending = tr.pending, None
-    frac = 1.0 - tr.global_step / cfg.total_steps if cfg.lr_schedule == "linear" else 1.0
-    for g in tr.opt.param_groups:
-        g["lr"] = cfg.learning_rate * max(frac, 0.0)
-    tr.actor.load_state_dict(tr.net.state_dict())  # the weights the learner starts from
-    switch = sys.getswitchinterval()
-    # Both threads need the GIL between torch's kernels; the players hold it through long stretches
-    # of Python, and by default give it up only every 5 ms, which starves the learner's small ops
-    sys.setswitchinterval(SWITCH_INTERVAL)
-    learning = tr.learner_thread.submit(ppo_update, tr.net, tr.opt, batch, None, batch["adv"], batch["ret"], cfg,
-                                        tr.torch_gen, tr.precision)
-    try:
-        played = workers.collect(tr.actor)
-        ready = gather(tr, *played)  # GAE and the copies while the learner may still be at work
-    finally:
-        upd = learning.result()  # the learner's thread is done before anything else touches the network
-        sys.setswitchinterval(switch)
-    t1 = time.perf_counter()
-    tr.pending = ready
-    steps = cfg.rollout_steps * cfg.num_envs
-    tr.end_update(steps)
-    t2 = time.perf_counter()
-    return upd, batch["stats"], steps, (t0, t1, t2), len(batch["adv"])
-
-
-def exit_update(tr: Trainer, update_threads: int) -> tuple:
-    """One iteration of expert iteration (:mod:`.exit`): search data from the workers,
-    distillation, the snapshot when one is due, the new weights to the workers; returns
-    what :func:`run_update` returns."""
-    cfg, workers = tr.cfg, tr.workers
-    if tr.exit_buffer is None:
-        tr.exit_buffer = ReplayBuffer(cfg.exit.buffer)
-    t0 = time.perf_counter()
-    torch.set_num_threads(1)
-    records, stats = workers.collect()  # the search data: here, or on the Ray workers
-    tr.exit_buffer.add(records)
-    if cfg.exit.save_records:
-        save_records(tr.run_dir / "records", tr.updates, records)
-    t1 = time.perf_counter()
-    torch.set_num_threads(update_threads)
-    upd = distill(tr.net, tr.opt, tr.exit_buffer, cfg.exit.batches, cfg.minibatch_size, cfg.vf_coef,
-                  cfg.max_grad_norm, tr.rng, cfg.exit.depart_weight, learn=cfg.exit.learn)
-    decisions = stats.pop("exit/decisions")
-    departs = stats.pop("exit/departs")
-    upd["search_departs"] = departs / max(decisions, 1)
-    upd["decisions_per_second"] = decisions / max(t1 - t0, 1e-9)
-    upd["buffer"] = float(tr.exit_buffer.size)
-    steps = cfg.rollout_steps * cfg.num_envs
-    tr.end_update(steps)  # Ray: the distilled network to the workers
-    t2 = time.perf_counter()
-    return upd, stats, steps, (t0, t1, t2), len(records.get("target", ()))
-
-
 def _postfix(tr: Trainer, sps: float) -> str:
     """The bar's postfix: steps per second and the latest evaluation, with when it was made."""
     ev = tr.last_eval
@@ -302,10 +184,10 @@ def _postfix(tr: Trainer, sps: float) -> str:
     return f"{sps:,.0f} steps/s" + (f" | eval{when}: {wins}" if wins else "")
 
 
-def _log_update(writer, tr: Trainer, upd: dict, stats: dict, steps: int, t0, t1, t2, samples: int) -> None:
-    s = tr.global_step
-    section = "exit" if tr.cfg.algo == "exit" else "losses"
-    for k, v in upd.items():
+def _log_update(writer, tr: Trainer, u: Update) -> None:
+    s, stats, steps, samples, (t0, t1, t2) = tr.global_step, u.games, u.steps, u.samples, u.times
+    section = tr.method.section
+    for k, v in u.stats.items():
         writer.add_scalar(f"{section}/{k}", v, s)
     writer.add_scalar("charts/steps_per_second", steps / (t2 - t0), s)
     writer.add_scalar("charts/rollout_seconds", t1 - t0, s)

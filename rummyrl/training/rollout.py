@@ -124,6 +124,21 @@ class Rollout:
         self.size = n
 
 
+def concat_rollouts(parts: list[dict]) -> dict[str, np.ndarray]:
+    """One rollout from several (in the given order): the links between a seat's
+    transitions (``next``) are shifted by the rows before each part."""
+    if len(parts) == 1:
+        return dict(parts[0])
+    offsets = np.cumsum([0] + [p["obs"].shape[0] for p in parts[:-1]])
+    out = {}
+    for k in FIELDS:
+        if k == "next":
+            out[k] = np.concatenate([np.where(p[k] >= 0, p[k] + off, -1) for p, off in zip(parts, offsets)])
+        else:
+            out[k] = np.concatenate([p[k] for p in parts])
+    return out
+
+
 def gae(rollout, gamma: float, lam: float, steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """GAE along the links of ``rollout`` (read by key: the dict
     :meth:`~.lanes.Lanes.collect` returns, or a :class:`Rollout`), newest first; ``steps`` is the rollout's length.

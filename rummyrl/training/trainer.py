@@ -15,9 +15,9 @@ when Ray workers play them. :meth:`Trainer.load_state_dict` puts it back into a 
 set-up trainer, so a resumed run makes the same draws as one never stopped. A checkpoint
 also loads as an agent (``game``, ``num_players``, ``net_config``, ``model``). Tensors are
 saved on the CPU whatever device trained them (and read back with ``map_location="cpu"``),
-so a checkpoint written by a GPU learner loads on any machine. An ``overlap`` run's
-``last.pt`` also holds the rollout played but not yet learned from (``pending``,
-compressed), so its resume is exact too.
+so a checkpoint written by a GPU learner loads on any machine. The run's method
+(:mod:`.methods`) adds what it keeps (an ``overlap`` PPO run's ``last.pt``: the rollout
+played but not yet learned from, ``pending``), so every method resumes exactly.
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ import torch
 from rummyrl.agents.checkpoint import load_checkpoint, save_checkpoint
 from rummyrl.agents.network import NetConfig, PolicyNet
 
+from . import methods
 from .config import ConfigError, TrainConfig, resolve_device, resolve_precision
 from .lanes import Lanes
 from .pool import OpponentPool, snapshot_agent
-from .state import pack_arrays, rng_state, set_rng_state, to_cpu, unpack_arrays
+from .state import rng_state, set_rng_state, to_cpu
 
 
 @dataclass
@@ -63,23 +64,16 @@ class Trainer:
     device: torch.device = None
     precision: str = "fp32"
     """What the trunk computes in (``cfg.precision`` resolved on ``device``)."""
-    pending: dict = None
-    """``overlap: true``: the rollout played but not yet learned from, gathered for the
-    learner (:func:`~.loop.overlap_update`): its arrays, ``adv``, ``ret`` and ``stats``."""
-    actor: PolicyNet = None
-    """``overlap: true``: the copy of the network that plays while the learner updates."""
-    learner_thread: object = None
-    """``overlap: true``: the thread the learner's minibatches run in, while :func:`~.loop.train` runs."""
+    method: methods.Method = None
+    """How the run learns (``cfg.algo``, :mod:`.methods`): PPO, expert iteration."""
     workers: object = None
     """Who plays the lanes (:mod:`.workers`), while :func:`~.loop.train` runs."""
     worker_states: dict = None
     """The Ray workers' states of the checkpoint this run resumes from, if any."""
-    exit_buffer: object = None
-    """``algo: exit``: the replay buffer of search records (:mod:`.exit`; not in checkpoints)."""
 
     def setup(self, fresh: bool = True) -> None:
         """The network (from ``cfg.init`` when set and ``fresh``: a resumed run needs not
-        the init checkpoint, its own holds the weights), optimizer, pool and lanes."""
+        the init checkpoint, its own holds the weights), optimizer, pool, lanes and method."""
         cfg = self.cfg
         np.random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
@@ -97,6 +91,7 @@ class Trainer:
         else:
             self.lanes = Lanes(cfg, self.rng)
             self.pool = self.lanes.pool
+        self.method = methods.get(cfg.algo)(self)
 
     def end_update(self, steps: int) -> None:
         """Count an update of ``steps`` env steps, add the snapshot when one is due and hand
@@ -110,7 +105,7 @@ class Trainer:
 
     def state_dict(self, resumable: bool = True) -> dict:
         """What a checkpoint of the run holds (the module docstring); ``resumable`` (``last.pt``)
-        adds the rollout not yet learned from of an ``overlap`` run."""
+        adds what the method keeps for a resume (an ``overlap`` run's rollout not yet learned from)."""
         cfg = self.cfg
         data = {
             "game": cfg.game, "num_players": cfg.num_players,
@@ -127,10 +122,7 @@ class Trainer:
         }
         if self.lanes is not None:
             data["lanes"] = self.lanes.state_dict()
-        if resumable and self.pending is not None:
-            p = self.pending
-            data["pending"] = {"arrays": pack_arrays({k: v for k, v in p.items() if isinstance(v, np.ndarray)}),
-                               "stats": p["stats"]}
+        data.update(self.method.state_dict(resumable))
         if self.workers is not None and self.workers.remote:
             data["workers"] = self.workers.state()
         return data
@@ -151,8 +143,7 @@ class Trainer:
         self.global_step, self.updates = int(c["global_step"]), int(c["updates"])
         self.elapsed, self.best_score = float(c["elapsed"]), float(c["best_score"])
         self.last_eval = dict(data.get("last_eval", {}))
-        pending = data.get("pending") if self.cfg.overlap else None
-        self.pending = None if pending is None else {**unpack_arrays(pending["arrays"]), "stats": pending["stats"]}
+        self.method.load_state_dict(data)
         self.start_eval = data.get("start_eval")
         set_rng_state(self.rng, data["rng"]["numpy"])
         self.torch_gen.set_state(data["rng"]["torch"])

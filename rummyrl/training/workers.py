@@ -14,8 +14,9 @@ Two kinds behind one small interface, chosen by ``cfg.workers`` (:func:`make_wor
   same weights, flagged, so snapshots travel the same way. Ray is imported only here, and
   only when workers are asked for (``pip install -e ".[ray]"``).
 
-With ``algo: exit`` the lanes make expert iteration's search records instead of PPO
-rollouts (:meth:`~.lanes.Lanes.collect`); everything else is the same.
+What the lanes hand over is the run's method's (:mod:`.methods`): PPO's rollouts, or expert
+iteration's search records; the workers' parts are joined by the method's ``concat``.
+Everything else is the same.
 
 The interface, per update: :meth:`collect` returns the rollout (a plain dict of numpy
 arrays, :data:`~.rollout.FIELDS`) and the game statistics; :meth:`broadcast` hands over
@@ -64,9 +65,7 @@ from rummyrl.agents.network import PolicyNet
 from rummyrl.distributed import RaySession, local_cpus
 
 from .config import TrainConfig
-from .exit import concat_records
 from .lanes import Lanes
-from .rollout import FIELDS
 from .state import to_numpy, to_torch
 
 if typing.TYPE_CHECKING:
@@ -99,21 +98,6 @@ def load_weights(net: torch.nn.Module, weights: dict[str, np.ndarray]) -> None:
     net.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in weights.items()})
 
 
-def concat_rollouts(parts: list[dict]) -> dict[str, np.ndarray]:
-    """One rollout from several (in the given order): the links between a seat's
-    transitions (``next``) are shifted by the rows before each part."""
-    if len(parts) == 1:
-        return dict(parts[0])
-    offsets = np.cumsum([0] + [p["obs"].shape[0] for p in parts[:-1]])
-    out = {}
-    for k in FIELDS:
-        if k == "next":
-            out[k] = np.concatenate([np.where(p[k] >= 0, p[k] + off, -1) for p, off in zip(parts, offsets)])
-        else:
-            out[k] = np.concatenate([p[k] for p in parts])
-    return out
-
-
 def merge_stats(parts: list[dict]) -> dict:
     """The game statistics of several rollouts: counts added, lists joined."""
     out: dict = {}
@@ -124,11 +108,6 @@ def merge_stats(parts: list[dict]) -> dict:
             else:
                 out[k] = out.get(k, 0) + v
     return out
-
-
-def concat_parts(algo: str, parts: list[dict]) -> dict[str, np.ndarray]:
-    """The workers' parts as one, in worker order."""
-    return concat_records(parts) if algo == "exit" else concat_rollouts(parts)
 
 
 class WorkerNotReady(RuntimeError):
@@ -304,7 +283,7 @@ class RayWorkers:
         outs = [self._result(i, ref) for i, ref in enumerate(refs)]  # in worker order
         self.snapshot = False
         t1 = time.perf_counter()
-        rollout = concat_parts(self.tr.cfg.algo, [o[0] for o in outs])
+        rollout = self.tr.method.concat([o[0] for o in outs])
         stats = merge_stats([o[1] for o in outs])
         t2 = time.perf_counter()
         busy = max(o[2] for o in outs)
