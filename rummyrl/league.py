@@ -3,6 +3,8 @@
     rummyrl-league                                   # Gin: 4 rounds of 20 minutes (main) + 10 (exploiter)
     rummyrl-league --game rummy --rounds 3
     rummyrl-league --rounds 2 --main-minutes 1 --exploiter-minutes 1 --games 200   # a first look
+    rummyrl-league --main-steps 4e7 --exploiter-steps 2e7 --main-minutes 600 --exploiter-minutes 600
+                                                     # budgets in env steps: the same league on any machine
 
 Self-play and a fixed curriculum teach a network to beat what it meets; they do not teach it
 to leave no habit another player can learn to punish. AlphaStar's league (Vinyals et al.,
@@ -26,6 +28,11 @@ against the frozen main agent with its interval. The main agent closes its holes
 exploiters win less. The same command, run again, goes on where it stopped: a finished
 stage is not run again, an unfinished one resumes from its ``last.pt``. At the end the main
 agent's ``best.pt`` plays the plain config's evaluation opponents over ``--games`` games.
+
+With ``--main-steps`` and ``--exploiter-steps`` the budgets are env steps (the minutes then
+only cap them): with ``eval.every_steps`` (or no periodic evaluation), such a league is the
+same on a slow or busy machine, and one stopped at any point and given again ends with the
+same networks as one never stopped.
 """
 
 from __future__ import annotations
@@ -48,11 +55,13 @@ from rummyrl.training.evaluation import eval_curves
 FORMAT = "rummyrl-league/1"
 
 
-def main_overrides(game: str, players: int | None, minutes: float, exploiters: list[str], weight: float) -> list[str]:
-    """The main agent's overrides for a round: its name, its cumulative time limit, PFSP over
-    its snapshots, and the exploiters so far as opponents (laid over the plain config's)."""
+def main_overrides(game: str, players: int | None, minutes: float, exploiters: list[str], weight: float,
+                   steps: int | None = None) -> list[str]:
+    """The main agent's overrides for a round: its name, its cumulative time limit (and step
+    budget, when given), PFSP over its snapshots, and the exploiters so far as opponents (laid
+    over the plain config's)."""
     out = [f"name=league_{game}_main", f"game={game}", f"time_limit_minutes={minutes}", "snapshot_sampling=pfsp",
-           "eval.final_games=0"]
+           "eval.final_games=0"] + ([f"total_steps={steps}"] if steps else [])
     if exploiters:
         out.append("opponents=" + yaml.safe_dump({e: weight for e in exploiters}, default_flow_style=True,
                                                  width=10**6).strip())
@@ -64,18 +73,21 @@ def main_overrides(game: str, players: int | None, minutes: float, exploiters: l
 def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, exploiter_minutes: float = 10.0,
            games: int = 2000, players: int | None = None, config: str | Path | None = None,
            run_dir: str | Path | None = None, overrides=(), exploiter_weight: float = 0.25,
-           progress: bool = True) -> dict:
-    """Run (or go on with) the league in ``run_dir``; returns ``league.json``'s content."""
+           progress: bool = True, main_steps: int | None = None, exploiter_steps: int | None = None) -> dict:
+    """Run (or go on with) the league in ``run_dir``; returns ``league.json``'s content.
+    ``main_steps``, ``exploiter_steps``: budgets in env steps a round (the minutes then cap them)."""
     g = registry.get(game)
     config = Path(config) if config else ROOT / PLAIN[g.name]
     run_dir = Path(run_dir or Path("runs") / f"league_{g.name}")
     run_dir.mkdir(parents=True, exist_ok=True)
     path = run_dir / "league.json"
     state = json.loads(path.read_text()) if path.is_file() else \
-        {"format": FORMAT, "game": g.name, "config": str(config), "overrides": list(overrides), "rounds": []}
-    if state["game"] != g.name or state["overrides"] != list(overrides):
-        raise ConfigError(f"{run_dir} holds a league of other settings ({state['game']}, {state['overrides']}); "
-                          f"give another --run-dir")
+        {"format": FORMAT, "game": g.name, "config": str(config), "overrides": list(overrides),
+         "main_steps": main_steps, "exploiter_steps": exploiter_steps, "rounds": []}
+    theirs = (state["game"], state["overrides"], state.get("main_steps"), state.get("exploiter_steps"))
+    if theirs != (g.name, list(overrides), main_steps, exploiter_steps):
+        raise ConfigError(f"{run_dir} holds a league of other settings (game, overrides, main and exploiter steps: "
+                          f"{theirs}); give another --run-dir")
     main_dir = run_dir / "main"
     cfg = None
     for r in range(1, rounds + 1):
@@ -83,8 +95,8 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
         if r in done and "exploiter" in done[r]:
             continue
         exploiters = [x["exploiter"]["path"] for x in state["rounds"] if "exploiter" in x]
-        cfg = load_config(config, main_overrides(g.name, players, r * main_minutes, exploiters, exploiter_weight)
-                          + list(overrides))
+        cfg = load_config(config, main_overrides(g.name, players, r * main_minutes, exploiters, exploiter_weight,
+                                                 main_steps and r * main_steps) + list(overrides))
         frozen = run_dir / f"main_{r}.pt"
         if r not in done:
             resume = load_checkpoint(main_dir / "last.pt", g.name) if (main_dir / "last.pt").is_file() else None
@@ -96,8 +108,9 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
                                                          "env_steps": tr.global_step, "last_eval": tr.last_eval,
                                                          "frozen": frozen.name, "exploiters": len(exploiters)}})
             write_json(path, state)
+        budget = [f"total_steps={exploiter_steps}"] if exploiter_steps else []
         br = exploit(str(frozen), g.name, players, exploiter_minutes, games, config, run_dir / f"exploiter_{r}",
-                     overrides, progress)
+                     [*overrides, *budget], progress)
         entry = next(x for x in state["rounds"] if x["round"] == r)
         entry["exploiter"] = {"path": str(Path(br["run_dir"]) / "best.pt"), "win_rate": br["win_rate"],
                               "ci95": br["ci95"], "games": br["games"], "minutes": br["minutes"],
@@ -106,7 +119,8 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
     if cfg is None:  # every round done before: the main agent's config of the last one
         exploiters = [x["exploiter"]["path"] for x in state["rounds"][:-1]]
         cfg = load_config(config, main_overrides(g.name, players, rounds * main_minutes, exploiters,
-                                                 exploiter_weight) + list(overrides))
+                                                 exploiter_weight, main_steps and rounds * main_steps)
+                          + list(overrides))
     state["main_curve"] = eval_curves(main_dir)
     if "final" not in state and games > 0:
         report = json.loads(report_run(cfg, main_dir, games=games).read_text())
@@ -127,6 +141,10 @@ def main(argv=None) -> int:
     ap.add_argument("--main-minutes", type=float, default=20.0, help="the main agent's minutes a round (default 20)")
     ap.add_argument("--exploiter-minutes", type=float, default=10.0,
                     help="each exploiter's training minutes (default 10)")
+    ap.add_argument("--main-steps", type=float, default=None,
+                    help="the main agent's env steps a round (a budget the same on any machine; the minutes cap it)")
+    ap.add_argument("--exploiter-steps", type=float, default=None,
+                    help="each exploiter's env steps (the minutes cap them)")
     ap.add_argument("--exploiter-weight", type=float, default=0.25,
                     help="each exploiter's weight among the main agent's opponents (default 0.25)")
     ap.add_argument("--games", type=int, default=2000,
@@ -137,13 +155,17 @@ def main(argv=None) -> int:
     args = ap.parse_intermixed_args(argv)
     bad = [f"{k} {v}" for k, v in (("--rounds", args.rounds), ("--games", args.games)) if v < 1] + \
           [f"{k} {v}" for k, v in (("--main-minutes", args.main_minutes), ("--exploiter-minutes", args.exploiter_minutes),
-                                   ("--exploiter-weight", args.exploiter_weight)) if not v > 0]
+                                   ("--exploiter-weight", args.exploiter_weight)) if not v > 0] + \
+          [f"{k} {v:g}" for k, v in (("--main-steps", args.main_steps), ("--exploiter-steps", args.exploiter_steps))
+           if v is not None and v < 1]
     if bad:
         print(f"rummyrl-league: error: must be positive: {', '.join(bad)}", file=sys.stderr)
         return 2
     try:
         state = league(args.game, args.rounds, args.main_minutes, args.exploiter_minutes, args.games, args.players,
-                       args.config, args.run_dir, args.overrides, args.exploiter_weight)
+                       args.config, args.run_dir, args.overrides, args.exploiter_weight,
+                       main_steps=int(args.main_steps) if args.main_steps else None,
+                       exploiter_steps=int(args.exploiter_steps) if args.exploiter_steps else None)
     except (ConfigError, ValueError, FileNotFoundError) as e:
         print(f"rummyrl-league: error: {e}", file=sys.stderr)
         return 2

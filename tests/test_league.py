@@ -47,3 +47,51 @@ def test_bad_arguments_are_one_line_errors(capsys):
     assert league.main(["--rounds", "0", "--main-minutes", "-1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--rounds 0" in err and "--main-minutes -1" in err
+
+
+def test_a_league_stopped_inside_its_stages_ends_with_the_networks_of_one_never_stopped(tmp_path, monkeypatch):
+    """Budgets in env steps; the main agent's first stage and the second exploiter's stage
+    are each stopped after one update (as Ctrl-C leaves them: last.pt saved), and the same
+    command, given again, goes on: the networks and results are those of the league that ran
+    through."""
+    import torch
+
+    from rummyrl import exploit as exploit_module
+
+    kw = dict(rounds=2, main_minutes=60, exploiter_minutes=60, games=20, overrides=TINY, progress=False,
+              main_steps=1024, exploiter_steps=1024)
+    whole = league.league("gin", run_dir=tmp_path / "whole", **kw)
+
+    def stopping(real, stage):
+        calls = []
+
+        def train(cfg, **k):
+            calls.append(cfg.name)
+            if len(calls) == stage:  # this stage: one update, saved, then "Ctrl-C"
+                tr = real(cfg, **k, max_updates=1)
+                tr.interrupted = True
+                return tr
+            return real(cfg, **k)
+        return train
+
+    monkeypatch.setattr(league, "train", stopping(league.train, 1))  # round 1's main stage
+    monkeypatch.setattr(exploit_module, "train", stopping(exploit_module.train, 2))  # round 2's exploiter
+    split = tmp_path / "split"
+    for _ in range(3):  # stopped, stopped, then through
+        try:
+            state = league.league("gin", run_dir=split, **kw)
+            break
+        except KeyboardInterrupt:
+            pass
+    else:
+        raise AssertionError("the league never finished")
+    assert [x["exploiter"]["win_rate"] for x in state["rounds"]] == [x["exploiter"]["win_rate"] for x in whole["rounds"]]
+    assert [x["main"]["env_steps"] for x in state["rounds"]] == [1024, 2048] == \
+        [x["main"]["env_steps"] for x in whole["rounds"]]
+    for rel in ("main/last.pt", "exploiter_1/last.pt", "exploiter_2/last.pt"):
+        a = load_checkpoint(tmp_path / "whole" / rel, "gin")["model"]
+        b = load_checkpoint(split / rel, "gin")["model"]
+        for name, p in a.items():
+            assert torch.allclose(p, b[name], atol=1e-6, rtol=0), (rel, name)
+    assert state["final"]["pairings"] == whole["final"]["pairings"]
+    assert "at step 2,048" in state["final"]["evaluated"]  # the main agent's last network, not round 1's

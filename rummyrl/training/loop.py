@@ -170,7 +170,8 @@ def _run(tr: Trainer, max_updates: int | None, progress: bool, on_update, evalua
         writer.flush()
     if done and not flag.stop:
         tr.save("final.pt")
-        if not (run_dir / "best.pt").exists():
+        if not periodic or not (run_dir / "best.pt").exists():
+            # no evaluation chose one (also in a run continued to a larger budget): the final network
             tr.save("best.pt")
     writer.close()
     tr.interrupted = flag.stop
