@@ -1506,6 +1506,12 @@ def _exploit(ctx):
     runs.sort(key=lambda r: (r["game"] != "gin", order.get(r["target"], len(order)), r["target"]))
     rows = []
     for r in runs:
+        bar = ""
+        if r["target"] == "random":  # random never knocks: the best response must win almost always
+            bar = ("passes" if r["ci95"][0] > 0.95 else "fails") + " (> 95%)"
+        elif r["target"] == "simple":  # it must beat simple by more than the expert does
+            ref = pairing(f"{r['game']}_expert_simple/results.json", "expert", "simple").resolve(ctx)
+            bar = ("passes" if r["ci95"][0] > ref.ci[1] else "fails") + f" (expert: {fmt_ci(ref.rate, ref.ci)})"
         budget = f"{fmt_minutes(r['budget_minutes'])} min"
         if r.get("budget_steps") and r["env_steps"] >= r["budget_steps"]:  # the step budget ended it
             budget = f"{fmt_int(r['budget_steps'])} steps"
@@ -1513,9 +1519,9 @@ def _exploit(ctx):
         title = registry.get(r["game"]).title + ("" if registry.get(r["game"]).min_players == 2 ==
                                                   registry.get(r["game"]).max_players else f", {r['players']} players")
         rows.append([title, f"`{r['target']}`", budget, f"{r['minutes']:.1f} min, {fmt_int(r['env_steps'])}",
-                     f"**{fmt_ci(r['win_rate'], r['ci95'])}**", fmt_int(r["games"]), fmt_pct(r["chance"]), curve])
+                     f"**{fmt_ci(r['win_rate'], r['ci95'])}**", fmt_int(r["games"]), fmt_pct(r["chance"]), bar, curve])
     return (["game", "target", "budget", "trained (minutes, env steps)", "the best response wins", "games",
-             "chance", "curve (each evaluation, 400 games)"], "lllrlrrl", rows)
+             "chance", "sanity bar", "curve (each evaluation, 400 games)"], "lllrlrrll", rows)
 
 
 table("exploit", DynTable(
@@ -1523,7 +1529,9 @@ table("exploit", DynTable(
     note="`rummyrl-exploit TARGET` for each row: a fresh network from the rules alone (the game's plain config) "
          "trained against the target alone, then 2,000 duplicate games to the target on fresh deals (seed 20011) "
          "against it; in Rummy it holds one seat against copies of the target in the others. The curve is the "
-         "run's periodic evaluations on fixed deals."))
+         "run's periodic evaluations on fixed deals. Sanity bars: against `random` the interval's lower end above "
+         "95%; against `simple` above the upper end of the expert's interval against `simple` (Rummy: one seat "
+         "against three `simple`)."))
 
 
 # --- pretrained -------------------------------------------------------------------------
