@@ -47,7 +47,7 @@ import yaml
 
 from rummyrl import games as registry
 from rummyrl.agents.checkpoint import load_checkpoint
-from rummyrl.exploit import PLAIN, ROOT, exploit, write_json
+from rummyrl.exploit import PLAIN, ROOT, exploit, shown_path, write_json
 from rummyrl.training import ConfigError, load_config, report_run, train
 from rummyrl.training.evaluation import eval_curves
 
@@ -82,7 +82,7 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
     run_dir.mkdir(parents=True, exist_ok=True)
     path = run_dir / "league.json"
     state = json.loads(path.read_text()) if path.is_file() else \
-        {"format": FORMAT, "game": g.name, "config": str(config), "overrides": list(overrides),
+        {"format": FORMAT, "game": g.name, "config": shown_path(config), "overrides": list(overrides),
          "main_steps": main_steps, "exploiter_steps": exploiter_steps, "rounds": []}
     theirs = (state["game"], state["overrides"], state.get("main_steps"), state.get("exploiter_steps"))
     if theirs != (g.name, list(overrides), main_steps, exploiter_steps):
