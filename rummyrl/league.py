@@ -73,9 +73,12 @@ def main_overrides(game: str, players: int | None, minutes: float, exploiters: l
 def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, exploiter_minutes: float = 10.0,
            games: int = 2000, players: int | None = None, config: str | Path | None = None,
            run_dir: str | Path | None = None, overrides=(), exploiter_weight: float = 0.25,
-           progress: bool = True, main_steps: int | None = None, exploiter_steps: int | None = None) -> dict:
+           progress: bool = True, main_steps: int | None = None, exploiter_steps: int | None = None,
+           main_only=()) -> dict:
     """Run (or go on with) the league in ``run_dir``; returns ``league.json``'s content.
-    ``main_steps``, ``exploiter_steps``: budgets in env steps a round (the minutes then cap them)."""
+    ``main_steps``, ``exploiter_steps``: budgets in env steps a round (the minutes then cap them).
+    ``main_only``: overrides for the main agent alone, laid after ``overrides`` (for example
+    ``init=`` a network from the rules alone and its ``net.hidden``); exploiters always start fresh."""
     g = registry.get(game)
     config = Path(config) if config else ROOT / PLAIN[g.name]
     run_dir = Path(run_dir or Path("runs") / f"league_{g.name}")
@@ -83,10 +86,12 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
     path = run_dir / "league.json"
     state = json.loads(path.read_text()) if path.is_file() else \
         {"format": FORMAT, "game": g.name, "config": shown_path(config), "overrides": list(overrides),
-         "main_steps": main_steps, "exploiter_steps": exploiter_steps, "rounds": []}
-    theirs = (state["game"], state["overrides"], state.get("main_steps"), state.get("exploiter_steps"))
-    if theirs != (g.name, list(overrides), main_steps, exploiter_steps):
-        raise ConfigError(f"{run_dir} holds a league of other settings (game, overrides, main and exploiter steps: "
+         "main_only": list(main_only), "main_steps": main_steps, "exploiter_steps": exploiter_steps, "rounds": []}
+    theirs = (state["game"], state["overrides"], state.get("main_only", []), state.get("main_steps"),
+              state.get("exploiter_steps"))
+    if theirs != (g.name, list(overrides), list(main_only), main_steps, exploiter_steps):
+        raise ConfigError(f"{run_dir} holds a league of other settings (game, overrides, main-only overrides, "
+                          f"main and exploiter steps: "
                           f"{theirs}); give another --run-dir")
     main_dir = run_dir / "main"
     cfg = None
@@ -96,7 +101,7 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
             continue
         exploiters = [x["exploiter"]["path"] for x in state["rounds"] if "exploiter" in x]
         cfg = load_config(config, main_overrides(g.name, players, r * main_minutes, exploiters, exploiter_weight,
-                                                 main_steps and r * main_steps) + list(overrides))
+                                                 main_steps and r * main_steps) + list(overrides) + list(main_only))
         frozen = run_dir / f"main_{r}.pt"
         if r not in done:
             resume = load_checkpoint(main_dir / "last.pt", g.name) if (main_dir / "last.pt").is_file() else None
@@ -120,7 +125,7 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
         exploiters = [x["exploiter"]["path"] for x in state["rounds"][:-1]]
         cfg = load_config(config, main_overrides(g.name, players, rounds * main_minutes, exploiters,
                                                  exploiter_weight, main_steps and rounds * main_steps)
-                          + list(overrides))
+                          + list(overrides) + list(main_only))
     state["main_curve"] = eval_curves(main_dir)
     if "final" not in state and games > 0:
         report = json.loads(report_run(cfg, main_dir, games=games).read_text())
@@ -151,6 +156,10 @@ def main(argv=None) -> int:
                     help="duplicate games of each exploiter's and the final evaluation (default 2000)")
     ap.add_argument("--config", default=None, help="the config to start from (default: the game's plain config)")
     ap.add_argument("--run-dir", default=None, help="the league's folder (default runs/league_GAME)")
+    ap.add_argument("--main", action="append", default=[], metavar="KEY=VALUE",
+                    help="a config override for the main agent alone (repeatable), e.g. --main "
+                         "init=agents/pretrained/gin-plain.pt --main net.hidden=192 to start it from a network of "
+                         "the rules alone; exploiters always start fresh")
     ap.add_argument("overrides", nargs="*", help="config overrides key=value for every network of the league")
     args = ap.parse_intermixed_args(argv)
     bad = [f"{k} {v}" for k, v in (("--rounds", args.rounds), ("--games", args.games)) if v < 1] + \
@@ -165,7 +174,8 @@ def main(argv=None) -> int:
         state = league(args.game, args.rounds, args.main_minutes, args.exploiter_minutes, args.games, args.players,
                        args.config, args.run_dir, args.overrides, args.exploiter_weight,
                        main_steps=int(args.main_steps) if args.main_steps else None,
-                       exploiter_steps=int(args.exploiter_steps) if args.exploiter_steps else None)
+                       exploiter_steps=int(args.exploiter_steps) if args.exploiter_steps else None,
+                       main_only=args.main)
     except (ConfigError, ValueError, FileNotFoundError) as e:
         print(f"rummyrl-league: error: {e}", file=sys.stderr)
         return 2

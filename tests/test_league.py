@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from rummyrl import league
+from rummyrl.training import ConfigError
 from rummyrl.agents.checkpoint import load_checkpoint
 
 #: seconds a stage: narrow rollouts, evaluations in hands, small games
@@ -41,6 +44,26 @@ def test_two_rounds_exploiters_play_only_the_main_agent_and_a_rerun_trains_nothi
                           overrides=TINY, progress=False)
     assert again["rounds"] == state["rounds"]
     assert load_checkpoint(run / "main" / "last.pt", "gin")["counters"]["global_step"] == steps
+
+
+def test_main_only_overrides_start_the_main_agent_from_a_network_and_leave_exploiters_fresh(tmp_path):
+    """``--main`` overrides reach the main agent alone (here its width, then ``init=`` a network
+    of that width), are recorded in league.json, and a rerun with other ones is refused."""
+    first = league.league("gin", rounds=1, main_minutes=0.05, exploiter_minutes=0.05, games=10,
+                          run_dir=tmp_path / "first", overrides=TINY, progress=False, main_only=["net.hidden=48"])
+    assert first["main_only"] == ["net.hidden=48"]
+    assert load_checkpoint(tmp_path / "first" / "main" / "last.pt", "gin")["net_config"]["hidden"] == 48
+    assert load_checkpoint(tmp_path / "first" / "exploiter_1" / "last.pt", "gin")["net_config"]["hidden"] == 32
+    init = f"init={tmp_path / 'first' / 'main_1.pt'}"
+    run = tmp_path / "second"
+    league.league("gin", rounds=1, main_minutes=0.05, exploiter_minutes=0.05, games=10, run_dir=run,
+                  overrides=TINY, progress=False, main_only=[init, "net.hidden=48"])
+    main = load_checkpoint(run / "main" / "last.pt", "gin")
+    assert main["train_config"]["init"] == init.removeprefix("init=")
+    assert not load_checkpoint(run / "exploiter_1" / "last.pt", "gin")["train_config"]["init"]
+    with pytest.raises(ConfigError, match="main-only overrides"):
+        league.league("gin", rounds=1, main_minutes=0.05, exploiter_minutes=0.05, games=10, run_dir=run,
+                      overrides=TINY, progress=False, main_only=["net.hidden=48"])
 
 
 def test_bad_arguments_are_one_line_errors(capsys):
