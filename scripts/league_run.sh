@@ -3,7 +3,8 @@
 # the Gin network from the rules alone (pretrained-plain: 65 minutes of the plain config, then
 # distilled to 192 wide) trained on in a league of 2 rounds (25 minutes of main training, then
 # a 15-minute exploiter of it, fresh from the rules alone), 80 minutes on 2 cores; then the
-# 30-minute best response against its network, the same row the table has for every other agent.
+# best response against its network with the env steps that the 30-minute best response against
+# pretrained-plain had (its row of the table), so that the two compare on any machine or load.
 # Writes docs/results/league/gin.json and docs/results/exploit/gin_league.json; each stage
 # goes on where it stopped when this is run again. One training at a time: run it alone.
 # Then: python scripts/results_tables.py (the exploitability table from the JSON).
@@ -15,6 +16,8 @@ bash scripts/setup_env.sh
 mkdir -p docs/results/league
 cp runs/league_gin/league.json docs/results/league/gin.json
 if [ ! -f docs/results/exploit/gin_league.json ]; then
-    .venv/bin/python exploit.py runs/league_gin/main/best.pt --minutes 30 --run-dir runs/exploit/exploit_gin_league \
+    steps=$(.venv/bin/python -c "import json; print(json.load(open('docs/results/exploit/gin_pretrained-plain.json'))['env_steps'])")
+    .venv/bin/python exploit.py runs/league_gin/main/best.pt --steps "$steps" --minutes 60 \
+        --run-dir runs/exploit/exploit_gin_league \
         --out docs/results/exploit/gin_league.json
 fi
