@@ -18,6 +18,6 @@ cp runs/league_gin/league.json docs/results/league/gin.json
 if [ ! -f docs/results/exploit/gin_league.json ]; then
     steps=$(.venv/bin/python -c "import json; print(json.load(open('docs/results/exploit/gin_pretrained-plain.json'))['env_steps'])")
     .venv/bin/python exploit.py runs/league_gin/main/best.pt --steps "$steps" --minutes 60 \
-        --run-dir runs/exploit/exploit_gin_league \
+        --run-dir runs/exploit/exploit_gin_league --label "the league's network (from pretrained-plain)" \
         --out docs/results/exploit/gin_league.json
 fi

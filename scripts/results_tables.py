@@ -1499,11 +1499,16 @@ table("bench_web_why", DynTable(
 _EXPLOIT_ORDER = ["random", "simple", "expert", "planner", "search", "pretrained", "pretrained-plain"]
 
 
+def _exploit_label(r: dict) -> str:
+    """A row's name for its target: ``--label`` when given (a checkpoint's path says little), else the spec."""
+    return r.get("label") or r["target"]
+
+
 def _exploit(ctx):
     folder = ctx.root / RESULTS_DIR / "exploit"
     runs = [ctx.load(f"exploit/{f.name}") for f in sorted(folder.glob("*.json"))]
     order = {t: i for i, t in enumerate(_EXPLOIT_ORDER)}
-    runs.sort(key=lambda r: (r["game"] != "gin", order.get(r["target"], len(order)), r["target"]))
+    runs.sort(key=lambda r: (r["game"] != "gin", order.get(r["target"], len(order)), _exploit_label(r)))
     rows = []
     for r in runs:
         bar = ""
@@ -1518,7 +1523,7 @@ def _exploit(ctx):
         curve = ", ".join(fmt_pct(p["win_rate"]) for p in r["curve"][1:])  # after step 0
         title = registry.get(r["game"]).title + ("" if registry.get(r["game"]).min_players == 2 ==
                                                   registry.get(r["game"]).max_players else f", {r['players']} players")
-        rows.append([title, f"`{r['target']}`", budget, f"{r['minutes']:.1f} min, {fmt_int(r['env_steps'])}",
+        rows.append([title, f"`{r['target']}`" if _exploit_label(r) == r["target"] else _exploit_label(r), budget, f"{r['minutes']:.1f} min, {fmt_int(r['env_steps'])}",
                      f"**{fmt_ci(r['win_rate'], r['ci95'])}**", fmt_int(r["games"]), fmt_pct(r["chance"]), bar, curve])
     return (["game", "target", "budget", "trained (minutes, env steps)", "the best response wins", "games",
              "chance", "sanity bar", "curve (each evaluation, 400 games)"], "lllrlrrll", rows)
