@@ -21,6 +21,7 @@ from rummyrl.games import Game
 from .options import agent_names, check_render_mode, env_options, make_config, observation_space, parse_reset_options
 from .render import render, show
 from .render_html import render_html
+from .step_info import StepInfo
 
 _ROW0 = np.zeros(1, np.int64)
 
@@ -55,7 +56,9 @@ class CardGameAEC(AECEnv):
         self._act = np.zeros(1, np.int64)
         self._step_rewards = np.zeros((1, P))
         self._rng = np.random.default_rng()
+        self._info = StepInfo(self.game, self.config)
         self._deal_ended = False
+        self._dealt_out = False  # a deal of this game has ended: deal_info() has something to say
         self._rewards_set = False
 
     def observation_space(self, agent):
@@ -81,10 +84,11 @@ class CardGameAEC(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in agents}
         self.terminations = {a: False for a in agents}
         self.truncations = {a: False for a in agents}
-        self.infos = {a: {} for a in agents}
+        self.infos = {a: self._info.blank() for a in agents}
         self.agent_selection = agents[self._state.current[0]]
         self._actions = 0
         self._deal_ended = False
+        self._dealt_out = False
         self._rewards_set = False
         if self.render_mode == "human":
             self.render()
@@ -120,7 +124,7 @@ class CardGameAEC(AECEnv):
             self._rewards_set = False
             for a in self._agents:
                 self.rewards[a] = 0.0
-                self.infos[a] = {}
+                self.infos[a] = self._info.blank()
         if st.game_over[0]:
             done = {a: True for a in self._agents}
             if st.truncated[0]:
@@ -136,17 +140,29 @@ class CardGameAEC(AECEnv):
             self.render()
 
     def _end_of_deal(self) -> None:
-        st, core = self._state, self.game.engine
+        st = self._state
         r = self._step_rewards
         r[:] = 0.0
         self.reward_scheme.add(st, r, _ROW0)
-        info = {self.game.deal: self.game.deal_info(st, 0)}
-        if st.game_over[0]:
-            info["game"] = core.game_info(st, 0)
+        info = self._info.of(st, deal_over=True)
         for p, a in enumerate(self._agents):
             self.rewards[a] = float(r[0, p])
-            self.infos[a] = dict(info)
+            self.infos[a] = {k: v.copy() for k, v in info.items()}
         self._rewards_set = True
+        self._dealt_out = True
+
+    def deal_info(self) -> dict | None:
+        """How the last deal of this game ended, in words (``rummyrl.gin.hand_info``,
+        ``rummyrl.rummy.round_info``: card and end names, the melds on the table); None before
+        the first deal has ended. The step infos hold the same as arrays (``envs.step_info``)."""
+        return self.game.deal_info(self._state, 0) if self._dealt_out else None
+
+    def game_info(self) -> dict | None:
+        """The finished game's result in words (``game_info`` of the engine: totals with each
+        bonus itemized, the rounds); None while the game goes on."""
+        if self._state is None or not self._state.game_over[0]:
+            return None
+        return self.game.engine.game_info(self._state, 0)
 
     # ---------------------------------------------------------------------------------
     def render(self):

@@ -136,9 +136,14 @@ lookup instead of one `__getattr__` call per layer; their behaviour is PettingZo
 When the episode ends both agents are terminated (or truncated: the G-10a cap in one-hand
 episodes, `max_hands`, `max_cycles`) and each steps once more with `None`.
 
-`infos[agent]` is `{}` except after a step that ended a hand: `{"hand": ...}`
-(`rummyrl.gin.hand_info`: how it ended, deadwoods, melds, lay-offs, points, scores), and at
-the end of the episode also `{"game": ...}` (`rummyrl.gin.game_info`: totals with each bonus).
+`infos[agent]` has the same keys, shapes and dtypes at every step, numbers only, so that a
+library can stack them (`rummyrl.envs.step_info`): `deal_over` (1 after a step that ended a
+hand), that hand's end as a `gin.END_*` code, `knocker`, `winner`, `points`, `deadwood` (2,),
+`scores` (2,), and `hands`, `melds`, `laid_off` as (2, 52) int8 card masks (`rummyrl.gin.hand_arrays`;
+"nothing", 0 or -1, at other steps); and `game_over`, `game_winner`, `game_total` (2,),
+`game_margin`. The same in words: `env.unwrapped.deal_info()` (`rummyrl.gin.hand_info`: card and
+end names, each player's melds) and `env.unwrapped.game_info()` (`rummyrl.gin.game_info`: the
+totals with each bonus itemized; None while the game goes on).
 
 ## Rendering
 

@@ -28,6 +28,13 @@ one-hand episode that ends before the learner acts at all (the opponent knocks o
 turn) is not returned: the next game is dealt, and ``info["skipped_episodes"]`` of ``reset``
 counts them.
 
+The info of ``reset`` and ``step`` has the same keys, shapes and dtypes every time
+(``rummyrl.envs.step_info``): the mask, ``seat``, ``illegal_action``, ``skipped_episodes``,
+``deals_ended`` (hands that ended during the step), the arrays of the last of them and the
+game's result once it is over, as in the PettingZoo env's infos. In words:
+``env.unwrapped.deal_infos()`` (the hands that ended during the step, ``rummyrl.gin.hand_info``)
+and ``env.unwrapped.game_info()`` (the totals with each bonus, once the game is over).
+
 ``reset(seed=s)`` deals the same game as the PettingZoo env and lane 0 of the batched
 interface seeded with ``s``; the seat and the opponent's own randomness come from the env's
 ``np_random``. Reset options: those of ``rummyrl.envs.options`` (``deck``/``dealer``,

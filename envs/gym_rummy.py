@@ -32,8 +32,12 @@ discards. A reward that reaches the learner before its first action of an episod
 opponent goes out in the first round of a game before the learner's first turn) is added to
 its first step's reward. A one-round episode that ends before the learner acts at all is not
 returned: the next game is dealt, and ``info["skipped_episodes"]`` of ``reset`` counts them.
-``info["rounds"]`` lists the rounds that ended during the step (``rummyrl.rummy.round_info``)
-and ``info["game"]`` the game's record once the episode is over.
+The info of ``reset`` and ``step`` has the same keys, shapes and dtypes every time
+(``rummyrl.envs.step_info``): the mask, ``seat``, ``illegal_action``, ``skipped_episodes``,
+``deals_ended`` (rounds that ended during the step), the arrays of the last of them and the
+game's result once it is over, as in the PettingZoo env's infos. In words:
+``env.unwrapped.deal_infos()`` (the rounds that ended during the step, ``rummyrl.rummy.round_info``)
+and ``env.unwrapped.game_info()`` (the game's record once it is over).
 
 ``reset(seed=s)`` deals the same game as the PettingZoo env and lane 0 of the batched
 interface seeded with ``s``; the seat and the opponents' own randomness come from the env's

@@ -173,10 +173,22 @@ def observation_space(game, config) -> spaces.Dict:
     return dict_space(games.load(game.observation_high)(config), game.num_actions)
 
 
+class ObservationBox(spaces.Box):
+    """A Box whose repr says its bounds in one line: Gymnasium's prints every element of a
+    bound that is not the same everywhere (here ``high``, hundreds of numbers), which floods
+    every log and error message that shows the space. Otherwise it is a ``Box``."""
+
+    def __repr__(self) -> str:
+        def bound(b: np.ndarray) -> str:
+            lo, hi = float(b.min()), float(b.max())
+            return f"{lo:g}" if lo == hi else f"<{b.size} values in [{lo:g}, {hi:g}]>"
+        return f"Box({bound(self.low)}, {bound(self.high)}, {self.shape}, {self.dtype})"
+
+
 def dict_space(high: np.ndarray, num_actions: int) -> spaces.Dict:
     """``Dict(observation=Box(0, high, (D,), float32), action_mask=Box(0, 1, (A,), int8))``."""
     return spaces.Dict({
-        "observation": spaces.Box(0.0, high, high.shape, np.float32),
+        "observation": ObservationBox(0.0, high, high.shape, np.float32),
         "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
     })
 

@@ -153,11 +153,15 @@ move ends the episode; the mover gets `illegal_reward`, the others 0),
 environments do. When the episode ends all agents are terminated (or truncated: the move cap
 in one-round episodes, `max_rounds`, `max_cycles`) and each steps once more with `None`.
 
-`infos[agent]` is `{}` except after a step that ended a round: `{"round": ...}`
-(`rummyrl.rummy.round_info`: how it ended, the winner, points, each hand left and its value,
-the table melds with their owners and lay-offs, the scores), and at the end of the episode
-also `{"game": ...}` (`rummyrl.rummy.game_info`: winner, each round's result, rounds won,
-totals).
+`infos[agent]` has the same keys, shapes and dtypes at every step, numbers only, so that a
+library can stack them (`rummyrl.envs.step_info`): `deal_over` (1 after a step that ended a
+round), that round's `round`, its end as a `rummy.END_*` code, `winner`, `points`, `dealer`,
+`hand_values` (P,), `scores` (P,), and `hands`, `melds` (the table cards each player melded),
+`laid_off` (those each player laid off) as (P, 52) int8 card masks (`rummyrl.rummy.round_arrays`;
+"nothing", 0 or -1, at other steps); and `game_over`, `game_winner`, `game_total` (P,),
+`game_margin`. The same in words: `env.unwrapped.deal_info()` (`rummyrl.rummy.round_info`: the
+table melds with their owners and lay-offs) and `env.unwrapped.game_info()`
+(`rummyrl.rummy.game_info`: each round's result, rounds won; None while the game goes on).
 
 `max_cycles`: PettingZoo's `max_cycles_test` cannot run here: it needs a parallel API (turns
 here are several actions long, so the environment is not parallelizable) and steps with

@@ -26,6 +26,7 @@ from .options import (check_render_mode, env_options, make_config, observation_s
                       parse_seat)
 from .render import render, show
 from .render_html import render_html
+from .step_info import StepInfo
 
 _ROW0 = np.zeros(1, np.int64)
 #: tries to deal an episode in which the learner gets to act before giving up
@@ -110,7 +111,9 @@ class SeatEnv(gymnasium.Env):
         self._r = np.zeros((1, P))
         self._over = True
         self._carry = 0.0
-        self._deals: list[dict] = []
+        self._deals: list[dict] = []  # the deals that ended in the last step, in words (deal_infos())
+        self._step_info = StepInfo(self.game, self.config)
+        self._last_deal: dict | None = None  # the arrays of the last deal that ended in the last step
         self._render_deal_end = False
 
     # ---------------------------------------------------------------------------------
@@ -132,6 +135,7 @@ class SeatEnv(gymnasium.Env):
             reseed_opponents(self.opponents, self.np_random)
             self._over = False
             self._deals = []
+            self._last_deal = None
             self._carry = self._play_opponents()
             if not self._state.game_over[0]:
                 break
@@ -143,7 +147,7 @@ class SeatEnv(gymnasium.Env):
         self.skipped_episodes += skipped
         self._render_deal_end = bool(self._deals)
         info = self._info()
-        info["skipped_episodes"] = skipped
+        info["skipped_episodes"] = np.int64(skipped)
         if self.render_mode == "human":
             self.render()
         return self._obs(), info
@@ -162,10 +166,13 @@ class SeatEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 raise core.IllegalActionError(self.game.illegal_message(st, a, where))
             self._over = True
+            self._deals = []
+            self._last_deal = None
             info = self._info()
             info["illegal_action"] = True
             return self._obs(), self.illegal_reward, True, False, info
         self._deals = []
+        self._last_deal = None
         self._act[0] = a
         core.step(st, self._act, inplace=True)
         reward = self._carry + self._collect()
@@ -196,6 +203,7 @@ class SeatEnv(gymnasium.Env):
         if not self.game.deal_ended(st)[0]:
             return 0.0
         self._deals.append(self.game.deal_info(st, 0))
+        self._last_deal = self._step_info.of(st, deal_over=True)
         r = self._r
         r[:] = 0.0
         self.reward_scheme.add(st, r, _ROW0)
@@ -226,13 +234,28 @@ class SeatEnv(gymnasium.Env):
         return {"observation": self.game.engine.observe(self._state, self.seat)[0], "action_mask": self._mask()}
 
     def _info(self) -> dict:
+        """The info of ``reset`` and ``step``: the same keys, shapes and dtypes every time
+        (``envs.step_info``): the learner's mask and seat, whether its action was illegal, how
+        many episodes ``reset`` skipped, how many deals ended in the step and the arrays of the
+        last of them, and the game's result once it is over."""
         st = self._state
-        info = {"action_mask": self._mask(), "seat": self.seat}
-        if self._deals:
-            info[f"{self.game.deal}s"] = self._deals
+        info = {"action_mask": self._mask(), "seat": np.int64(self.seat), "illegal_action": False,
+                "skipped_episodes": np.int64(0), "deals_ended": np.int64(len(self._deals))}
+        info.update(self._last_deal if self._last_deal is not None else self._step_info.blank())
         if st.game_over[0]:
-            info["game"] = self.game.engine.game_info(st, 0)
+            info.update(self._step_info.game_part(st))
         return info
+
+    def deal_infos(self) -> list[dict]:
+        """The deals that ended during the last ``step`` (or ``reset``), in words
+        (``rummyrl.gin.hand_info``, ``rummyrl.rummy.round_info``); usually none or one."""
+        return list(self._deals)
+
+    def game_info(self) -> dict | None:
+        """The finished game's result in words (the engine's ``game_info``); None while it goes on."""
+        if self._state is None or not self._state.game_over[0]:
+            return None
+        return self.game.engine.game_info(self._state, 0)
 
     # ---------------------------------------------------------------------------------
     def render(self):

@@ -24,8 +24,9 @@ Adding a game
 -------------
 A third game (a Gin variant such as Oklahoma Gin, say) is an engine module with the
 engine API of ``rummyrl.gin`` (``init``, ``step``, ``observe``, ``reset_done``,
-``game_result``, ``game_info``, ``action_name``, ``IllegalActionError``, ``NUM_ACTIONS``,
-``OBS_DIM``, ``OBS_LAYOUT``, ``PHASE_NAMES``, ``END_NAMES``) and one :func:`register` call
+``game_result``, ``game_info``, ``<deal>_info``, ``<deal>_arrays``, ``action_name``,
+``IllegalActionError``, ``NUM_ACTIONS``, ``OBS_DIM``, ``OBS_LAYOUT``, ``PHASE_NAMES``,
+``END_NAMES``) and one :func:`register` call
 with its entry. docs/architecture.md walks through it.
 """
 
@@ -198,6 +199,10 @@ class Game:
     def deal_info(self, state, b: int) -> dict:
         """How the last deal of game ``b`` ended, as plain data."""
         return getattr(self.engine, f"{self.deal}_info")(state, b)
+
+    def deal_arrays(self, state, b: int) -> dict:
+        """How the last deal of game ``b`` ended, as arrays of fixed shape and dtype."""
+        return getattr(self.engine, f"{self.deal}_arrays")(state, b)
 
     def illegal_message(self, state, action: int, who: str) -> str:
         """The error text of an illegal action in a batch of one: ``"{who}: action 2 (discard As)

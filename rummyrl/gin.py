@@ -804,6 +804,26 @@ def hand_info(state: GinState, b: int) -> dict:
     }
 
 
+def hand_arrays(state: GinState, b: int) -> dict:
+    """How the last hand of game ``b`` ended, in arrays of fixed shape and dtype (what
+    :func:`hand_info` says in words): a learning library can stack them step after step.
+
+    ``end`` (an ``END_*`` code), ``knocker`` and ``winner`` (-1 for none), ``points``,
+    ``deadwood`` (2,), ``scores`` (2,) (game totals after the hand), and three (2, 52) int8
+    card masks: ``hands`` (what each player held), ``melds`` (the cards each player melded),
+    ``laid_off`` (the cards each player laid off: only the defender lays off, G-9).
+    """
+    b = game_index(b, state.phase.shape[0])
+    laid = np.zeros((NUM_PLAYERS, NUM_CARDS), np.int8)
+    if state.last_knocker[b] >= 0:
+        laid[1 - state.last_knocker[b]] = state.last_laid_off[b]
+    return {"end": np.int64(state.last_end[b]), "knocker": np.int64(state.last_knocker[b]),
+            "winner": np.int64(state.last_winner[b]), "points": np.int64(state.last_points[b]),
+            "deadwood": state.last_deadwood[b].astype(np.int64), "scores": state.scores[b].astype(np.int64),
+            "hands": state.last_hands[b].astype(np.int8), "melds": (state.last_meld_id[b] >= 0).astype(np.int8),
+            "laid_off": laid}
+
+
 def game_info(state: GinState, b: int) -> dict:
     """The final totals of game ``b`` with each bonus itemized (G-16 .. G-19)."""
     b = game_index(b, state.phase.shape[0])

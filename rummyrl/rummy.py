@@ -1177,6 +1177,28 @@ def round_info(state: RummyState, b: int) -> dict:
     }
 
 
+def round_arrays(state: RummyState, b: int) -> dict:
+    """How the last round of game ``b`` ended, in arrays of fixed shape and dtype (what
+    :func:`round_info` says in words): a learning library can stack them step after step.
+
+    ``round`` (from 0), ``end`` (an ``END_*`` code), ``winner`` (-1 for none), ``points``,
+    ``dealer``, ``hand_values`` (P,), ``scores`` (P,) (game totals after the round), and three
+    (P, 52) int8 card masks: ``hands`` (what each player held at the end), ``melds`` (the
+    table cards each player laid down in melds), ``laid_off`` (the table cards each player
+    laid off onto a meld).
+    """
+    b = game_index(b, state.phase.shape[0])
+    P = state.num_players
+    by = state.last_table_by[b][None, :] == np.arange(P)[:, None]
+    laid = state.last_laid_off[b].astype(bool)
+    return {"round": np.int64(int(state.round_no[b]) - (0 if state.game_over[b] else 1)),
+            "end": np.int64(state.last_end[b]), "winner": np.int64(state.last_winner[b]),
+            "points": np.int64(state.last_points[b]), "dealer": np.int64(state.last_dealer[b]),
+            "hand_values": state.last_hand_values[b].astype(np.int64), "scores": state.scores[b].astype(np.int64),
+            "hands": state.last_hands[b].astype(np.int8), "melds": (by & ~laid).astype(np.int8),
+            "laid_off": (by & laid).astype(np.int8)}
+
+
 def game_info(state: RummyState, b: int) -> dict:
     """The totals of game ``b`` and each round's result (R-8, R-9).
 

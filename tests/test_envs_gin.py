@@ -83,7 +83,8 @@ def test_spaces_and_first_observation():
     other = env.observe(P1 if env.agent_selection == P0 else P0)
     assert not other["action_mask"].any()  # not its turn
     assert obs["observation"][gin.OBS_LAYOUT["hand"]].sum() == 10  # G-1
-    assert (reward, term, trunc, info) == (0, False, False, {})
+    assert (reward, term, trunc, info["deal_over"], info["winner"], info["hands"].sum()) == (0, False, False, 0, -1, 0)
+    assert env.deal_info() is None and env.game_info() is None
 
 
 def test_knock_rewards_and_hand_info_game_episode():
@@ -98,15 +99,28 @@ def test_knock_rewards_and_hand_info_game_episode():
     assert env.rewards == pytest.approx({P0: pts, P1: -pts})
     assert sum(env.rewards.values()) == 0
     assert env._cumulative_rewards == pytest.approx({P0: pts, P1: -pts})
-    hand = env.infos[P0]["hand"]
+    hand = env.deal_info()
     assert (hand["end"], hand["knocker"], hand["winner"], hand["points"]) == ("knock", 0, 0, KNOCK_POINTS)
     assert hand["deadwood"] == [2, 75] and hand["laid_off"] == ["4s"]
-    assert "game" not in env.infos[P0]
+    for a in (P0, P1):  # the same facts as arrays in both seats' infos
+        i = env.infos[a]
+        assert (i["deal_over"], i["end"], i["knocker"], i["winner"], i["points"]) == \
+            (1, gin.END_KNOCK, 0, 0, KNOCK_POINTS)
+        assert i["deadwood"].tolist() == [2, 75] and i["scores"].tolist() == [KNOCK_POINTS, 0]
+        assert np.flatnonzero(i["laid_off"][1]).tolist() == parse_cards("4s") and not i["laid_off"][0].any()
+        assert i["hands"].sum(1).tolist() == [10, 10]  # the knocker's discard is not in its hand
+        for p in (0, 1):  # the melds' cards, as the words say them
+            assert np.flatnonzero(i["melds"][p]).tolist() == sorted(parse_cards(" ".join(sum(hand["melds"][p], []))))
+        assert (i["melds"] <= i["hands"]).all() and i["melds"][0].sum() == 9  # the 2 of deadwood left out
+        assert i["game_over"] == 0 and i["game_winner"] == -1
+    assert env.game_info() is None
     assert not any(env.terminations.values())
     # hand 2: the deal alternates (G-3) to player_0, so player_1 opens the offer
     assert env.agent_selection == P1
     env.step(gin.PASS)
-    assert env.rewards == {P0: 0.0, P1: 0.0} and env.infos == {P0: {}, P1: {}}
+    assert env.rewards == {P0: 0.0, P1: 0.0}
+    assert all(i["deal_over"] == 0 and i["end"] == 0 and not i["hands"].any() for i in env.infos.values())
+    assert env.deal_info()["end"] == "knock"  # still the last hand that ended
     assert env._cumulative_rewards[P1] == 0.0  # it acted: its reward was handed over
     assert env._cumulative_rewards[P0] == pytest.approx(pts)  # not yet acted
 
@@ -123,7 +137,10 @@ def test_reward_schemes_one_hand_episode(reward, expected):
         env.step(a)
     assert env.rewards == pytest.approx({P0: expected, P1: -expected})
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    assert env.infos[P1]["game"]["winner"] == 0 and env.infos[P1]["game"]["margin"] == KNOCK_POINTS
+    assert env.game_info()["winner"] == 0 and env.game_info()["margin"] == KNOCK_POINTS
+    i = env.infos[P1]
+    assert (i["game_over"], i["game_winner"], i["game_margin"]) == (1, 0, KNOCK_POINTS)
+    assert i["game_total"].tolist() == [env.game_info()["total"][0], 0]
     # each agent steps once more with None, then the episode is empty
     for _ in range(2):
         obs, cum, term, trunc, _ = env.last()
@@ -214,8 +231,9 @@ def test_reset_deck_schedule_and_dealers():
     assert np.flatnonzero(hand).tolist() == sorted(KNOCK_DECK[:10].tolist())
     for a in KNOCK_ACTIONS:
         env.step(a)
-    assert env.infos[P1]["hand"]["winner"] == 1
-    assert env.infos[P1]["hand"]["scores"] == [KNOCK_POINTS, KNOCK_POINTS]
+    assert env.deal_info()["winner"] == 1 and env.infos[P1]["winner"] == 1
+    assert env.deal_info()["scores"] == [KNOCK_POINTS, KNOCK_POINTS]
+    assert env.infos[P1]["scores"].tolist() == [KNOCK_POINTS, KNOCK_POINTS]
 
 
 def test_reset_deck_as_card_text():
@@ -307,7 +325,8 @@ def test_render_dead_hand():
         mask = env.observe(env.agent_selection)["action_mask"]
         mask[gin.KNOCK:] = 0  # never knock: the stock runs out (G-10)
         env.step(random_legal(mask, rng))
-    assert env.infos[P0]["hand"]["end"] == "dead"
+    assert env.deal_info()["end"] == "dead" and env.infos[P0]["end"] == gin.END_DEAD
+    assert env.infos[P0]["winner"] == -1 and env.infos[P0]["knocker"] == -1 and env.infos[P0]["points"] == 0
     text = env.render()
     assert "dead hand: the stock is down to 2 cards (G-10); nobody scores" in text
     assert "Game over: no winner" in text
@@ -351,7 +370,9 @@ def test_gym_learner_knock_reward():
     obs, r, term, trunc, info = env.step(KNOCK_ACTIONS[1])
     assert r == pytest.approx(KNOCK_POINTS * HAND_POINTS_SCALE)
     assert term and not trunc and not obs["action_mask"].any()
-    assert info["hands"][0]["laid_off"] == ["4s"] and info["game"]["winner"] == 0
+    assert env.deal_infos()[0]["laid_off"] == ["4s"] and env.game_info()["winner"] == 0
+    assert (info["deals_ended"], info["deal_over"], info["game_over"], info["game_winner"]) == (1, 1, 1, 0)
+    assert np.flatnonzero(info["laid_off"][1]).tolist() == parse_cards("4s")
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
 
@@ -375,7 +396,8 @@ def test_gym_opponent_reward_before_first_action_is_carried():
     opp = ScriptedOpponent(KNOCK_ACTIONS)
     env = GinRummyEnv(opponent=opp, seat=1, episode="game")
     obs, info = env.reset(seed=0, options={"deck": KNOCK_DECK, "dealer": 1})
-    assert opp.calls == 2 and info["hands"][0]["points"] == KNOCK_POINTS
+    assert opp.calls == 2 and env.deal_infos()[0]["points"] == KNOCK_POINTS
+    assert (info["deals_ended"], info["winner"], info["points"]) == (1, 0, KNOCK_POINTS)
     assert obs["observation"][gin.OBS_LAYOUT["opp_score"]][0] == pytest.approx(KNOCK_POINTS / 100)
     obs, r, *_ = env.step(gin.PASS)  # hand 2: the learner is non-dealer and opens
     assert r == pytest.approx(-KNOCK_POINTS * HAND_POINTS_SCALE)

@@ -106,7 +106,9 @@ def test_agents_spaces_wrappers_and_first_observation(num_players):
     for other in env.possible_agents:
         if other != env.agent_selection:
             assert not env.observe(other)["action_mask"].any()
-    assert (reward, term, trunc, info) == (0, False, False, {})
+    assert (reward, term, trunc, info["deal_over"], info["round"], info["winner"]) == (0, False, False, 0, -1, -1)
+    assert info["hands"].shape == (num_players, 52) and not info["hands"].any()
+    assert env.deal_info() is None and env.game_info() is None
 
 
 def test_scripted_round_rewards_and_round_info():
@@ -118,16 +120,26 @@ def test_scripted_round_rewards_and_round_info():
         seen.append(env.agent_selection)
         env.step(action)
         if len(seen) < len(OUT_ACTIONS):
-            assert all(r == 0 for r in env.rewards.values()) and all(i == {} for i in env.infos.values())
+            assert all(r == 0 for r in env.rewards.values()) and all(i["deal_over"] == 0 for i in env.infos.values())
     assert seen == [f"player_{s}" for s, _ in OUT_ACTIONS]
     assert [env.rewards[a] for a in AGENTS4] == pytest.approx(OUT_REWARDS)
     assert sum(env.rewards.values()) == pytest.approx(0, abs=1e-12)
     assert all(env.terminations.values()) and not any(env.truncations.values())
-    rnd = env.infos["player_2"]["round"]
+    rnd = env.deal_info()
     assert (rnd["end"], rnd["winner"], rnd["points"]) == ("out", 0, OUT_POINTS)
     assert rnd["hand_values"] == list(OUT_VALUES) and rnd["hands"][1] == ["4s", "Ac", "8c"]
     assert rnd["table"][0]["laid_off"] == [["7h", 1]] and rnd["table"][0]["owner"] == 0
-    assert env.infos["player_2"]["game"]["winner"] == 0
+    assert env.game_info()["winner"] == 0
+    i = env.infos["player_2"]  # the same as arrays
+    assert (i["deal_over"], i["round"], i["end"], i["winner"], i["points"]) == (1, 0, rummy.END_OUT, 0, OUT_POINTS)
+    assert i["hand_values"].tolist() == list(OUT_VALUES) and np.flatnonzero(i["hands"][1]).tolist() == \
+        sorted(parse_cards("4s Ac 8c"))
+    assert np.flatnonzero(i["laid_off"][1]).tolist() == parse_cards("7h") and i["laid_off"].sum() == 1
+    for p in range(4):  # each player's melds on the table, as the words list them
+        mine = [c for m in rnd["table"] if m["owner"] == p for c in m["cards"]
+                if c not in [x for x, _ in m["laid_off"]]]
+        assert np.flatnonzero(i["melds"][p]).tolist() == sorted(parse_cards(" ".join(mine)))
+    assert (i["game_over"], i["game_winner"]) == (1, 0) and i["game_total"].tolist() == rnd["scores"]
     for _ in range(4):  # each agent steps once more with None, then the episode is empty
         obs, cum, term, trunc, _ = env.last()
         assert term and not obs["action_mask"].any()
@@ -155,13 +167,14 @@ def test_reward_scales_and_game_episode_delivery():
     play_out(env)
     assert env._cumulative_rewards == pytest.approx({"player_0": 8.5, "player_1": -1.3, "player_2": -4.3,
                                                      "player_3": -2.9})
-    assert not any(env.terminations.values()) and "game" not in env.infos["player_0"]
+    assert not any(env.terminations.values()) and env.infos["player_0"]["game_over"] == 0
+    assert env.game_info() is None
     assert env.agent_selection == "player_1"
     obs, cum, *_ = env.last()
     assert cum == pytest.approx(-1.3) and obs["observation"][rummy.OBS_LAYOUT["scores"]][3] == pytest.approx(85 / 200)
     env.step(rummy.DRAW_STOCK)
     assert env._cumulative_rewards["player_1"] == 0.0 and env._cumulative_rewards["player_0"] == pytest.approx(8.5)
-    assert env.rewards == dict.fromkeys(AGENTS4, 0.0) and env.infos == {a: {} for a in AGENTS4}
+    assert env.rewards == dict.fromkeys(AGENTS4, 0.0) and all(i["deal_over"] == 0 for i in env.infos.values())
 
 
 def eager(mask, rng) -> int:
@@ -187,7 +200,7 @@ def test_zero_sum_rewards_over_random_games(num_players):
             env.step(None if term or trunc else eager(obs["action_mask"], rng))
             assert abs(sum(env.rewards.values())) < 1e-9
             steps += 1
-            ends += env.infos.get(agent, {}).get("round", {}).get("winner", -1) >= 0
+            ends += env.infos[agent]["winner"] >= 0 if agent in env.infos else 0
             biggest = max([biggest, *(abs(r) for r in env.rewards.values())])
     assert abs(sum(total.values())) < 1e-9
     assert ends >= 5 and steps > 500 and biggest > 1.0  # rounds and games were won
@@ -204,7 +217,7 @@ def test_truncated_round_gives_no_reward():
         n += 1
     assert n == 9 and all(env.truncations.values()) and not any(env.terminations.values())
     assert env.rewards == {f"player_{p}": 0.0 for p in range(3)}
-    assert env.infos["player_0"]["round"]["end"] == "truncated"
+    assert env.deal_info()["end"] == "truncated" and env.infos["player_0"]["end"] == rummy.END_TRUNCATED
 
 
 @pytest.mark.parametrize("num_players", [3, 5])
@@ -359,7 +372,7 @@ def test_render_drawn_round_and_game_end():
         mask = env.observe(env.agent_selection)["action_mask"]
         mask[rummy.MELD:] = 0  # never meld: nobody goes out, the stocks run out
         env.step(random_legal(mask, rng))
-    assert env.infos["player_0"]["round"]["end"] == "draw"
+    assert env.deal_info()["end"] == "draw" and env.infos["player_0"]["end"] == rummy.END_DRAWN
     text = env.render()
     assert "Round ended in a draw: the last stock ran out and nobody went out (R-7); nobody scores" in text
     assert "Game over: no winner (the one-round episode ended in a draw)" in text
@@ -427,7 +440,8 @@ def test_gym_learner_goes_out_against_scripted_opponents():
     obs, r, term, trunc, info = env.step(mine[4])
     assert r == pytest.approx(OUT_POINTS * ROUND_POINTS_SCALE)
     assert term and not trunc and not obs["action_mask"].any()
-    assert info["rounds"][0]["points"] == OUT_POINTS and info["game"]["winner"] == 0
+    assert env.deal_infos()[0]["points"] == OUT_POINTS and env.game_info()["winner"] == 0
+    assert (info["deals_ended"], info["points"], info["game_over"], info["game_winner"]) == (1, OUT_POINTS, 1, 0)
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
 
@@ -439,7 +453,8 @@ def test_gym_reward_before_the_learner_acts_is_carried_or_skipped():
     first, second = Scripted(QUICK_ACTIONS), Scripted()
     env = RummyEnv(opponent=[first, second], seat=0, num_players=3, episode="game")
     obs, info = env.reset(seed=0, options={"deck": QUICK_DECK, "dealer": 0})
-    assert first.calls == 3 and info["rounds"][0]["hand_values"] == list(QUICK_VALUES)
+    assert first.calls == 3 and env.deal_infos()[0]["hand_values"] == list(QUICK_VALUES)
+    assert info["deals_ended"] == 1 and info["hand_values"].tolist() == list(QUICK_VALUES)
     assert obs["observation"][rummy.OBS_LAYOUT["scores"]][1] == pytest.approx(96 / 200)
     assert second.calls > 0  # round 2: player_1 deals, player_2 opens before the learner
     obs, r, *_ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
