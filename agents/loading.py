@@ -17,6 +17,7 @@ import os
 from rummyrl import games
 
 from .base import Agent, check_game
+from .foreign import is_callable_spec, is_exported, load_callable
 
 
 def rule_agent(name: str, game, params=None) -> Agent:
@@ -78,13 +79,15 @@ def register(name: str, factory) -> None:
 def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
     """An agent from a name (``random``, ...), a name with options
     (``search:worlds=64,topk=3``, ``expert:lookahead=4``, ``planner:swap_margin=24``), an
-    :class:`Agent`, or a checkpoint path."""
+    :class:`Agent`, a checkpoint path, an exported policy's path (``torch.export``), or a policy function
+    ``package.module:function`` (agents trained elsewhere: ``rummyrl.agents.foreign``)."""
     if isinstance(spec, Agent):
         if spec.game != game:
             raise ValueError(f"agent {spec!r} plays {spec.game!r}, not {game!r}")
         return spec
     if not isinstance(spec, str):
-        raise ValueError(f"an agent is a name {agent_names()} or a checkpoint path, got {spec!r}")
+        raise ValueError(f"an agent is a name {agent_names()}, a checkpoint path or 'module:function', "
+                         f"got {spec!r}")
     check_game(game)
     if spec in _BUILTIN:
         return _make(spec, game=game, seed=seed)
@@ -97,8 +100,13 @@ def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
             raise ValueError(f"agent {name!r} takes no options (got {spec!r}); agents with options: "
                              f"{sorted(_WITH_OPTIONS)}")
         return _make(name, game=game, seed=seed, **_WITH_OPTIONS[name](options, game))
+    if colon and is_callable_spec(spec) and not os.path.exists(spec):
+        return load_callable(spec, game)
     if os.path.sep in spec or spec.endswith(".pt") or os.path.exists(spec):
+        if is_exported(spec):
+            return games.load("rummyrl.agents.exported:load_exported")(spec, game=game, seed=seed)
         return games.load("rummyrl.agents.neural:load_agent_from_checkpoint")(spec, game=game, seed=seed)
-    raise ValueError(f"unknown agent {spec!r}: use one of {agent_names()} or a checkpoint file path")
+    raise ValueError(f"unknown agent {spec!r}: use one of {agent_names()}, a checkpoint or exported (.pt2) file "
+                     f"path, or a policy function 'package.module:function'")
 
 

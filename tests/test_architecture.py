@@ -24,6 +24,7 @@ LAYERS = {
     "rummyrl.agents.network": 3,
     "rummyrl.agents.checkpoint": 3,
     "rummyrl.agents.neural": 3,
+    "rummyrl.agents.exported": 3,
     "rummyrl.envs": 4,
     "rummyrl.tournament": 5,
     "rummyrl.distributed": 5,
