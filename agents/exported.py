@@ -20,16 +20,24 @@ from .foreign import CheckedAgent
 
 
 class ExportedAgent(CheckedAgent):
-    """An exported module from ``(B, OBS_DIM)`` float32 observations to ``(B, NUM_ACTIONS)``
-    logits (or action values), played greedily among the legal actions."""
+    """An exported module from ``(B, OBS_DIM)`` float32 observations (and, when it takes a
+    second input, the ``(B, NUM_ACTIONS)`` action masks as float32 0/1: a policy that reads
+    its mask, as Stable-Baselines3's on a Dict observation does) to ``(B, NUM_ACTIONS)``
+    logits or action values, played greedily among the legal actions."""
 
     def __init__(self, path: str | Path, game: str):
         super().__init__(game, Path(path).stem)
-        self.module = torch.export.load(str(path)).module()
+        program = torch.export.load(str(path))
+        self.inputs = len(program.graph_signature.user_inputs)
+        if self.inputs not in (1, 2):
+            raise ValueError(f"{path}: the exported module takes {self.inputs} inputs; it must take the "
+                             f"observations, or the observations and the action masks")
+        self.module = program.module()
 
     def _act(self, obs, masks):
+        args = (torch.from_numpy(obs),) + ((torch.from_numpy(masks.astype(np.float32)),) if self.inputs == 2 else ())
         with torch.inference_mode():
-            out = self.module(torch.from_numpy(obs))
+            out = self.module(*args)
         logits = out.float().numpy().astype(np.float64)
         if logits.shape != masks.shape:
             raise ValueError(f"{self.name}: the module returned shape {tuple(logits.shape)} for observations of "

@@ -13,7 +13,8 @@ training opponent, as any built-in agent does.
   its module, which runs that module's code: name only code you trust.
 * An **exported module** (``torch.export.save``, a ``.pt2`` file;
   :class:`rummyrl.agents.exported.ExportedAgent`) maps ``(B, OBS_DIM)`` float32 observations
-  to ``(B, NUM_ACTIONS)`` logits or action values; the agent plays the best legal action
+  (and, if it takes a second input, the action masks as float32 0/1) to ``(B, NUM_ACTIONS)``
+  logits or action values; the agent plays the best legal action
   (greedy). An exported program holds no pickled Python objects, so loading one runs no code
   of its file.
 

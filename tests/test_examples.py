@@ -28,6 +28,17 @@ def example(name: str):
     return module
 
 
+def plays_a_tournament(policy: Path, game: str, players: int | None, tmp_path: Path) -> None:
+    """``evaluate.py POLICY simple``: 200 games of Gin (Rummy: 36, every seating of 3 players
+    six times), each a game to the target; the results file names both."""
+    games = "200" if game == "gin" else "36"
+    rc = evaluate.main([str(policy), "simple", "--game", game, "--games", games, "--out", str(tmp_path / "eval")]
+                       + (["--players", str(players)] if players else []))
+    assert rc == 0
+    (pairing,) = json.loads((tmp_path / "eval" / "results.json").read_text())["pairings"]
+    assert pairing["games"] == int(games) and pairing["b"] == "simple"
+
+
 @pytest.mark.parametrize("game, players", [("gin", None), ("rummy", 3)])
 def test_tianshou_trains_with_its_own_api_and_its_network_plays_a_tournament(tmp_path, game, players):
     """The raw env raises on an illegal move, so a finished run made none; its network is an
@@ -37,9 +48,17 @@ def test_tianshou_trains_with_its_own_api_and_its_network_plays_a_tournament(tmp
     args = ["--game", game, "--steps", "2000", "--epochs", "1", "--envs", "2", "--out", str(out)]
     example("tianshou_dqn").main(args + (["--players", str(players)] if players else []))
     assert isinstance(load_agent(str(out), game=game), ExportedAgent)
-    games = "200" if game == "gin" else "36"  # Rummy: duplicate deals in all 6 seatings of 3 players
-    rc = evaluate.main([str(out), "simple", "--game", game, "--games", games, "--out", str(tmp_path / "eval")]
-                       + (["--players", str(players)] if players else []))
-    assert rc == 0
-    (pairing,) = json.loads((tmp_path / "eval" / "results.json").read_text())["pairings"]
-    assert pairing["games"] == int(games) and pairing["b"] == "simple"
+    plays_a_tournament(out, game, players, tmp_path)
+
+
+@pytest.mark.parametrize("game, players", [("gin", None), ("rummy", 3)])
+def test_sb3_maskable_ppo_trains_on_the_gymnasium_env_and_its_policy_plays_a_tournament(tmp_path, game, players):
+    """MaskablePPO on gymnasium.make(...) as any Gymnasium env, against simple then itself;
+    the exported policy (it reads the mask, as SB3's Dict policy does) plays through evaluate.py."""
+    pytest.importorskip("sb3_contrib")
+    out = tmp_path / "policy.pt2"
+    args = ["--game", game, "--steps", "1024", "--n-steps", "256", "--out", str(out)]
+    example("sb3_maskable_ppo").main(args + (["--players", str(players)] if players else []))
+    agent = load_agent(str(out), game=game)
+    assert isinstance(agent, ExportedAgent) and agent.inputs == 2 and out.with_suffix(".zip").is_file()
+    plays_a_tournament(out, game, players, tmp_path)

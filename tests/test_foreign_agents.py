@@ -129,3 +129,23 @@ def test_an_exported_module_of_the_wrong_width_is_a_one_line_error(tmp_path):
     state = g.engine.init(2, seed=0, config=g.make_config({}))
     with pytest.raises(ValueError, match=r"returned shape \(2, 5\).*must return \(2, 108\) logits"):
         load_agent(str(path), game="gin").act(g.engine.observe(state), state.mask)
+
+
+class MaskReader(torch.nn.Module):
+    """A policy that reads its mask: the highest legal action has the highest logit (all
+    logits would be 0 without the mask, and the greedy pick the lowest legal action)."""
+
+    def forward(self, obs, mask):
+        return mask * torch.arange(1, mask.shape[1] + 1, dtype=torch.float32) + obs[:, :1] * 0
+
+
+def test_an_exported_module_that_reads_the_mask_gets_it(tmp_path):
+    g = games.get("gin")
+    batch = torch.export.Dim("batch", min=1)
+    program = torch.export.export(MaskReader(), (torch.zeros(2, g.obs_dim), torch.zeros(2, g.num_actions)),
+                                  dynamic_shapes=({0: batch}, {0: batch}))
+    torch.export.save(program, tmp_path / "reader.pt2")
+    state = g.engine.init(8, seed=2, config=g.make_config({}))
+    agent = load_agent(str(tmp_path / "reader.pt2"), game="gin")
+    assert agent.inputs == 2
+    assert agent.act(g.engine.observe(state), state.mask).tolist() == [int(np.flatnonzero(m)[-1]) for m in state.mask]

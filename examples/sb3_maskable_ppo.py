@@ -1,0 +1,88 @@
+"""Stable-Baselines3 on the Gymnasium environments, as sb3-contrib's MaskablePPO is meant to
+be used: `MultiInputPolicy` on the Dict observation, the mask read from the env's
+`action_masks()`. First against `simple`, then against a frozen copy of itself; the policy
+exported with torch.export so that our tools play it.
+
+    pip install -e ".[sb3]"
+    python examples/sb3_maskable_ppo.py                          # Gin, about 3 minutes on 2 cores
+    python evaluate.py runs/examples/sb3_gin/policy.pt2 simple --games 200
+    python examples/sb3_maskable_ppo.py --game rummy --players 4 # runs/examples/sb3_rummy/
+
+Nothing here adapts either side: the environment is `gymnasium.make("rummyrl/GinRummy-v0",
+...)` as any Gymnasium env, the opponent any `load_agent` spec or an agent. `export_policy`
+takes SB3's actor (its features extractor, the actor's layers and the action head) as a
+module of the observation and the mask, the form `load_agent` plays; the `.zip` SB3 saves
+beside it is SB3's own format, for SB3 to load.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import gymnasium
+import torch
+from sb3_contrib import MaskablePPO
+
+from rummyrl import envs, games
+from rummyrl.agents import load_agent
+
+
+def make_env(game: str, players: int, opponent):
+    if game == "gin":
+        return gymnasium.make(envs.GIN_ENV_ID, opponent=opponent, episode="hand")
+    return gymnasium.make(envs.RUMMY_ENV_ID, opponent=opponent, num_players=players, episode="round")
+
+
+class Actor(torch.nn.Module):
+    """SB3's actor as observations and masks -> logits."""
+
+    def __init__(self, policy):
+        super().__init__()
+        self.policy = policy
+
+    def forward(self, observation, action_mask):
+        p = self.policy
+        features = p.extract_features({"observation": observation, "action_mask": action_mask},
+                                      p.pi_features_extractor)
+        return p.action_net(p.mlp_extractor.forward_actor(features))
+
+
+def export_policy(model: MaskablePPO, game: str, path: Path) -> Path:
+    g = games.get(game)
+    batch = torch.export.Dim("batch", min=1)
+    program = torch.export.export(Actor(model.policy).eval(), (torch.zeros(2, g.obs_dim), torch.zeros(2, g.num_actions)),
+                                  dynamic_shapes=({0: batch}, {0: batch}))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.export.save(program, str(path))
+    return path
+
+
+def main(argv=None) -> Path:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
+    ap.add_argument("--players", type=int, default=4, help="Rummy's players (default 4)")
+    ap.add_argument("--steps", type=int, default=100_000, help="env steps in all, half against simple (default 1e5)")
+    ap.add_argument("--n-steps", type=int, default=1024, help="MaskablePPO's rollout length")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=None, help="the exported policy (default runs/examples/sb3_GAME/policy.pt2)")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)  # one env, small batches: more threads only wait
+    out = Path(args.out or f"runs/examples/sb3_{args.game}/policy.pt2")
+    model = MaskablePPO("MultiInputPolicy", make_env(args.game, args.players, "simple"), n_steps=args.n_steps,
+                        batch_size=min(256, args.n_steps), seed=args.seed, verbose=0)
+    model.learn(args.steps // 2)
+    print(f"against simple: {model.num_timesteps:,} env steps")
+    frozen = load_agent(str(export_policy(model, args.game, out.with_name("frozen.pt2"))), game=args.game)
+    model.set_env(make_env(args.game, args.players, frozen))
+    model.learn(args.steps - args.steps // 2, reset_num_timesteps=False)
+    print(f"against itself: {model.num_timesteps:,} env steps in all")
+    model.save(out.with_suffix(".zip"))
+    export_policy(model, args.game, out)
+    players = f" --players {args.players}" if args.game == "rummy" else ""
+    print(f"wrote {out}: python evaluate.py {out} simple --game {args.game}{players} --games 200")
+    return out
+
+
+if __name__ == "__main__":
+    main()
