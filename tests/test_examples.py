@@ -1,7 +1,8 @@
 """examples/: each library's example trains on our environments in a tiny run, from the
 library's own API plus what the example adds, and saves a network that ``evaluate.py`` plays
 in a 200-game tournament against ``simple``. Each test skips where its library (an optional
-extra: ``pip install -e ".[tianshou]"``) is not installed; CI installs them."""
+extra: ``pip install -e ".[tianshou]"``) is not installed; CI installs them. The CleanRL-style
+PPO needs nothing beyond the project."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
-from rummyrl import evaluate
+from rummyrl import evaluate, games
 from rummyrl.agents import load_agent
 from rummyrl.agents.exported import ExportedAgent
 
@@ -31,12 +33,12 @@ def example(name: str):
 def plays_a_tournament(policy: Path, game: str, players: int | None, tmp_path: Path) -> None:
     """``evaluate.py POLICY simple``: 200 games of Gin (Rummy: 36, every seating of 3 players
     six times), each a game to the target; the results file names both."""
-    games = "200" if game == "gin" else "36"
-    rc = evaluate.main([str(policy), "simple", "--game", game, "--games", games, "--out", str(tmp_path / "eval")]
+    n = "200" if game == "gin" else "36"
+    rc = evaluate.main([str(policy), "simple", "--game", game, "--games", n, "--out", str(tmp_path / "eval")]
                        + (["--players", str(players)] if players else []))
     assert rc == 0
     (pairing,) = json.loads((tmp_path / "eval" / "results.json").read_text())["pairings"]
-    assert pairing["games"] == int(games) and pairing["b"] == "simple"
+    assert pairing["games"] == int(n) and pairing["b"] == "simple"
 
 
 @pytest.mark.parametrize("game, players", [("gin", None), ("rummy", 3)])
@@ -61,4 +63,22 @@ def test_sb3_maskable_ppo_trains_on_the_gymnasium_env_and_its_policy_plays_a_tou
     example("sb3_maskable_ppo").main(args + (["--players", str(players)] if players else []))
     agent = load_agent(str(out), game=game)
     assert isinstance(agent, ExportedAgent) and agent.inputs == 2 and out.with_suffix(".zip").is_file()
+    plays_a_tournament(out, game, players, tmp_path)
+
+
+@pytest.mark.parametrize("game, players", [("gin", None), ("rummy", 3)])
+def test_the_cleanrl_style_ppo_learns_from_the_vector_env_and_its_actor_plays_a_tournament(tmp_path, game, players):
+    """The single-file PPO: its updates change the actor, it switches to a frozen copy of
+    itself half way, and the exported actor plays through evaluate.py."""
+    module = example("cleanrl_ppo")
+    out = tmp_path / "policy.pt2"
+    args = ["--game", game, "--total-steps", "4096", "--num-envs", "16", "--num-steps", "64", "--out", str(out)]
+    module.main(args + (["--players", str(players)] if players else []))
+    assert (tmp_path / "frozen.pt2").is_file() and any(tmp_path.glob("events.out.tfevents.*"))
+    g = games.get(game)
+    torch.manual_seed(0)  # the untrained actor the run started from
+    fresh = module.ActorCritic(g.obs_dim, g.num_actions).actor
+    trained = torch.export.load(str(out)).module()
+    x = torch.rand(4, g.obs_dim)
+    assert not torch.allclose(fresh(x), trained(x))
     plays_a_tournament(out, game, players, tmp_path)
