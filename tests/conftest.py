@@ -5,12 +5,14 @@ C-3 itself and searches every disjoint combination of them, so a test that compa
 the engine with it compares two independent implementations.
 
 Hands in the reference are Python ints, bit ``c`` set for card ``c`` (``suit*13+rank``).
-The ``ref`` fixture hands the functions to the tests.
+The ``ref`` fixture hands the functions to the tests. ``ray_session``: the one Ray of a test
+session (2 CPUs, this machine only), for the tests of Ray workers and of RLlib's example.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import types
 
 import numpy as np
@@ -168,3 +170,15 @@ REF = types.SimpleNamespace(
 def ref():
     """The brute-force reference (see the module docstring)."""
     return REF
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """One local Ray for the whole session (skips where Ray is not installed), on 127.0.0.1
+    only (Ray's switch for machines that are not cluster nodes)."""
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    ray = pytest.importorskip("ray")
+    if not ray.is_initialized():
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()

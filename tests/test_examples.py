@@ -1,7 +1,7 @@
 """examples/: each library's example trains on our environments in a tiny run, from the
 library's own API plus what the example adds, and saves a network that ``evaluate.py`` plays
 in a 200-game tournament against ``simple``. Each test skips where its library (an optional
-extra: ``pip install -e ".[tianshou]"``) is not installed; CI installs them. The CleanRL-style
+extra: ``pip install -e ".[tianshou]"``, ``[sb3]``, ``[rllib]``) is not installed; CI installs them. The CleanRL-style
 PPO needs nothing beyond the project."""
 
 from __future__ import annotations
@@ -81,4 +81,18 @@ def test_the_cleanrl_style_ppo_learns_from_the_vector_env_and_its_actor_plays_a_
     trained = torch.export.load(str(out)).module()
     x = torch.rand(4, g.obs_dim)
     assert not torch.allclose(fresh(x), trained(x))
+    plays_a_tournament(out, game, players, tmp_path)
+
+
+@pytest.mark.parametrize("game, players", [("gin", None), ("rummy", 3)])
+def test_rllib_ppo_trains_with_its_masking_module_and_its_policy_plays_a_tournament(ray_session, tmp_path, game,
+                                                                                     players):
+    """RLlib's PPO with its own action-masking module (our ObservationsKey adapter gives it
+    the key it reads) against simple, then self-play; the raw env raises on an illegal move,
+    so a finished run made none; the exported policy plays through evaluate.py."""
+    pytest.importorskip("ray.rllib")
+    out = tmp_path / "policy.pt2"
+    args = ["--game", game, "--iterations", "2", "--batch", "400", "--out", str(out)]
+    example("rllib_ppo").main(args + (["--players", str(players)] if players else []))
+    assert load_agent(str(out), game=game).inputs == 2
     plays_a_tournament(out, game, players, tmp_path)

@@ -41,13 +41,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = [o for o in TRAIN_TINY if not o.startswith("lr_schedule=")] + ["workers=2"]
 
 
-@pytest.fixture(scope="session")
-def ray_session():
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
-
-
 @pytest.fixture(scope="module")
 def whole_run(ray_session, tmp_path_factory):
     """A whole tiny run with 2 workers: its folder, weights and step count."""

@@ -1,0 +1,152 @@
+"""RLlib on gin_rummy_v0 (or rummy_v0): multi-agent PPO with RLlib's own action-masking
+module, as its PettingZoo and action-masking examples build it; the learner plays `simple`
+in the other seats, then shares its module with every seat (self-play); its policy exported
+with torch.export so that our tools play it.
+
+    pip install -e ".[ray]"
+    python examples/rllib_ppo.py                                 # Gin, a few minutes on 2 cores
+    python evaluate.py runs/examples/rllib_gin/policy.pt2 simple --games 200
+
+Ours in it: `ObservationsKey` (rummyrl.envs.adapters), since RLlib's masking module reads
+the observation under "observations" where PettingZoo puts it under "observation";
+`AgentRLModule`, one of our agents as an RLlib module that does not learn; and
+`export_policy`. RLlib's `episode_return_mean` sums every agent's return: in a two-player
+zero-sum game it is always 0, so this prints player_0's own mean return.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import torch
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+from ray.tune.registry import register_env
+
+from rummyrl import games
+from rummyrl.agents import load_agent
+from rummyrl.envs import gin_rummy_v0, rummy_v0
+from rummyrl.envs.adapters import ObservationsKey
+
+
+def make_env(config: dict) -> PettingZooEnv:
+    """The raw AEC env (an illegal move raises), one deal an episode, RLlib's key, RLlib's wrapper."""
+    if config.get("game", "gin") == "gin":
+        return PettingZooEnv(ObservationsKey(gin_rummy_v0.raw_env(episode="hand")))
+    return PettingZooEnv(ObservationsKey(rummy_v0.raw_env(num_players=config["players"], episode="round")))
+
+
+class AgentRLModule(RLModule):
+    """One of our agents (``model_config["spec"]``) as an RLlib module; it learns nothing."""
+
+    def setup(self):
+        self.agent = load_agent(self.model_config["spec"], game=self.model_config["game"])
+
+    def _forward_inference(self, batch, **kwargs):
+        obs = batch[Columns.OBS]
+        x = np.asarray(obs["observations"], np.float32)
+        return {Columns.ACTIONS: self.agent.act(x, np.asarray(obs["action_mask"]).astype(bool))}
+
+    def _forward_exploration(self, batch, **kwargs):
+        return self._forward_inference(batch, **kwargs)
+
+    def _forward_train(self, batch, **kwargs):
+        raise NotImplementedError("our agent does not learn here: leave it out of policies_to_train")
+
+
+class Logits(torch.nn.Module):
+    """The masking PPO module as observations and masks -> logits."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+
+    def forward(self, observations, action_mask):
+        out = self.module._forward_inference({Columns.OBS: {"observations": observations, "action_mask": action_mask}})
+        return out[Columns.ACTION_DIST_INPUTS]
+
+
+def export_policy(module, game: str, path: Path) -> Path:
+    g = games.get(game)
+    batch = torch.export.Dim("batch", min=1)
+    program = torch.export.export(Logits(module).eval(), (torch.zeros(2, g.obs_dim), torch.zeros(2, g.num_actions)),
+                                  dynamic_shapes=({0: batch}, {0: batch}), strict=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.export.save(program, str(path))
+    return path
+
+
+def build(args, self_play: bool):
+    """PPO with the masking module for the learner; `simple` (or the learner itself) elsewhere."""
+    env_config = {"game": args.game, "players": args.players}
+    agents = make_env(env_config).possible_agents
+    learner = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
+                           model_config={"fcnet_hiddens": [256, 256], "head_fcnet_hiddens": [256]})
+    specs = {"learner": learner}
+    if not self_play:
+        specs["simple"] = RLModuleSpec(module_class=AgentRLModule,
+                                       model_config={"spec": args.opponent, "game": args.game})
+    config = (PPOConfig()
+              # RLlib's env checker steps random actions, without the mask: on the raw env (which
+              # raises on an illegal move, so that a finished run made none) it would fail
+              .environment("rummyrl", env_config=env_config, disable_env_checking=True)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=1, rollout_fragment_length="auto")
+              .multi_agent(policies=set(specs),
+                           policy_mapping_fn=(lambda aid, *a, **k: "learner") if self_play else
+                           (lambda aid, *a, **k: "learner" if aid == "player_0" else "simple"),
+                           policies_to_train=["learner"])
+              .training(train_batch_size_per_learner=args.batch, minibatch_size=min(256, args.batch),
+                        num_epochs=4, lr=3e-4)
+              .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+              .debugging(seed=args.seed))
+    assert "player_0" in agents
+    return config.build_algo()
+
+
+def mean_learner_return(result) -> float:
+    """player_0's mean return (the learner's seat; RLlib's episode_return_mean adds up both)."""
+    by_agent = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
+    return float(by_agent.get("player_0", float("nan")))
+
+
+def main(argv=None) -> Path:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
+    ap.add_argument("--players", type=int, default=4, help="Rummy's players")
+    ap.add_argument("--opponent", default="simple", help="any load_agent spec, for the first part of the run")
+    ap.add_argument("--iterations", type=int, default=20, help="PPO iterations, half against the opponent")
+    ap.add_argument("--batch", type=int, default=4000, help="env steps an iteration")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=None, help="the exported policy (default runs/examples/rllib_GAME/policy.pt2)")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)  # RLlib's learner and env runner share 2 cores: crawls without this
+    register_env("rummyrl", make_env)
+    out = Path(args.out or f"runs/examples/rllib_{args.game}/policy.pt2")
+    algo = build(args, self_play=False)
+    half = args.iterations // 2
+    for i in range(half):
+        r = algo.train()
+        print(f"iteration {i + 1} against {args.opponent}: player_0's return {mean_learner_return(r):+.3f}")
+    weights = algo.get_module("learner").get_state()
+    algo.stop()
+    algo = build(args, self_play=True)
+    algo.get_module("learner").set_state(weights)
+    algo.env_runner.module["learner"].set_state(weights)
+    for i in range(half, args.iterations):
+        r = algo.train()
+        print(f"iteration {i + 1} against itself: player_0's return {mean_learner_return(r):+.3f}")
+    export_policy(algo.get_module("learner"), args.game, out)
+    algo.stop()
+    players = f" --players {args.players}" if args.game == "rummy" else ""
+    print(f"wrote {out}: python evaluate.py {out} simple --game {args.game}{players} --games 200")
+    return out
+
+
+if __name__ == "__main__":
+    main()
