@@ -4,9 +4,9 @@ a network trained by another library (Tianshou, TorchRL, a hand-written trainer)
 what the module must compute. An exported program is a graph and its weights, not pickled
 Python objects, so loading one runs no code of its file.
 
-    batch = torch.export.Dim("batch", min=1)
-    program = torch.export.export(module, (torch.zeros(2, OBS_DIM),), dynamic_shapes=({0: batch},))
-    torch.export.save(program, "policy.pt2")
+    from rummyrl.agents.exported import save_policy
+    save_policy(module, "gin", "policy.pt2")                 # observations -> logits
+    save_policy(module, "gin", "policy.pt2", reads_mask=True)   # (observations, masks) -> logits
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+from rummyrl import games
 
 from .foreign import CheckedAgent
 
@@ -45,9 +47,25 @@ class ExportedAgent(CheckedAgent):
         return np.where(masks, logits, -np.inf).argmax(1)
 
 
+def save_policy(module: torch.nn.Module, game: str, path: str | Path, reads_mask: bool = False,
+                strict: bool = True) -> Path:
+    """Export ``module`` (observations, and the masks as float32 when ``reads_mask``, to
+    logits) for any batch size with ``torch.export`` and save it at ``path``, the form
+    :func:`rummyrl.agents.load_agent` plays. ``strict=False`` traces a module that
+    ``torch.export``'s strict mode cannot (RLlib's)."""
+    g = games.get(game)
+    batch = torch.export.Dim("batch", min=1)
+    args = (torch.zeros(2, g.obs_dim),) + ((torch.zeros(2, g.num_actions),) if reads_mask else ())
+    program = torch.export.export(module.eval(), args, dynamic_shapes=tuple({0: batch} for _ in args), strict=strict)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.export.save(program, str(path))
+    return path
+
+
 def load_exported(path: str | Path, game: str = "gin", seed: int | None = None) -> ExportedAgent:
     """The exported policy at ``path`` as an agent of ``game`` (greedy: ``seed`` is unused)."""
     return ExportedAgent(path, game)
 
 
-__all__ = ["ExportedAgent", "load_exported"]
+__all__ = ["ExportedAgent", "load_exported", "save_policy"]

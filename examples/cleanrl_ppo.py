@@ -19,6 +19,7 @@ pools, evaluation on fixed deals, checkpoints and exact resume, the engine's fea
 from __future__ import annotations
 
 import argparse
+import copy
 import time
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from rummyrl import games
 from rummyrl.agents import load_agent
+from rummyrl.agents.exported import save_policy
 from rummyrl.envs import GinRummyVectorEnv, RummyVectorEnv
 
 
@@ -90,15 +92,6 @@ class ActorCritic(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.value(obs)
 
 
-def export_actor(model: ActorCritic, obs_dim: int, path: Path) -> Path:
-    """The actor as observations -> logits, saved with torch.export (load_agent plays it greedily)."""
-    batch = torch.export.Dim("batch", min=1)
-    program = torch.export.export(model.actor, (torch.zeros(2, obs_dim),), dynamic_shapes=({0: batch},))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.export.save(program, str(path))
-    return path
-
-
 def main(argv=None) -> Path:
     args = parse_args(argv)
     torch.set_num_threads(1)
@@ -132,7 +125,8 @@ def main(argv=None) -> Path:
     global_step, start = 0, time.time()
     for update in range(1, num_updates + 1):
         if update == switch + 1 and switch > 0:  # from here on: a frozen copy of the learner
-            frozen = load_agent(str(export_actor(model, g.obs_dim, out.with_name("frozen.pt2"))), game=args.game)
+            frozen = load_agent(str(save_policy(copy.deepcopy(model.actor), args.game, out.with_name("frozen.pt2"))),
+                                game=args.game)
             envs = make_env(args, frozen)
             o, _ = envs.reset(seed=args.seed + update)
             next_obs, next_mask = torch.from_numpy(o["observation"]), torch.from_numpy(o["action_mask"].astype(bool))
@@ -196,7 +190,7 @@ def main(argv=None) -> Path:
         print(f"update {update}/{num_updates}: {global_step:,} steps, {sps:,}/s, against {against}, "
               f"mean return {np.mean(finished) if finished else float('nan'):+.3f} over {len(finished)} episodes")
     writer.close()
-    export_actor(model, g.obs_dim, out)
+    save_policy(model.actor, args.game, out)  # observations -> logits: load_agent plays it greedily
     players = f" --players {args.players}" if args.game == "rummy" else ""
     print(f"wrote {out}: python evaluate.py {out} simple --game {args.game}{players} --games 200")
     return out

@@ -9,8 +9,8 @@ with torch.export so that our tools play it.
 
 Ours in it: `ObservationsKey` (rummyrl.envs.adapters), since RLlib's masking module reads
 the observation under "observations" where PettingZoo puts it under "observation";
-`AgentRLModule`, one of our agents as an RLlib module that does not learn; and
-`export_policy`. RLlib's `episode_return_mean` sums every agent's return: in a two-player
+`AgentRLModule`, one of our agents as an RLlib module that does not learn; and `Logits`,
+the module in the form `load_agent` plays. RLlib's `episode_return_mean` sums every agent's return: in a two-player
 zero-sum game it is always 0, so this prints player_0's own mean return.
 """
 
@@ -29,8 +29,8 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 from ray.tune.registry import register_env
 
-from rummyrl import games
 from rummyrl.agents import load_agent
+from rummyrl.agents.exported import save_policy
 from rummyrl.envs import gin_rummy_v0, rummy_v0
 from rummyrl.envs.adapters import ObservationsKey
 
@@ -70,16 +70,6 @@ class Logits(torch.nn.Module):
     def forward(self, observations, action_mask):
         out = self.module._forward_inference({Columns.OBS: {"observations": observations, "action_mask": action_mask}})
         return out[Columns.ACTION_DIST_INPUTS]
-
-
-def export_policy(module, game: str, path: Path) -> Path:
-    g = games.get(game)
-    batch = torch.export.Dim("batch", min=1)
-    program = torch.export.export(Logits(module).eval(), (torch.zeros(2, g.obs_dim), torch.zeros(2, g.num_actions)),
-                                  dynamic_shapes=({0: batch}, {0: batch}), strict=False)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.export.save(program, str(path))
-    return path
 
 
 def build(args, self_play: bool):
@@ -141,7 +131,7 @@ def main(argv=None) -> Path:
     for i in range(half, args.iterations):
         r = algo.train()
         print(f"iteration {i + 1} against itself: player_0's return {mean_learner_return(r):+.3f}")
-    export_policy(algo.get_module("learner"), args.game, out)
+    save_policy(Logits(algo.get_module("learner")), args.game, out, reads_mask=True, strict=False)
     algo.stop()
     players = f" --players {args.players}" if args.game == "rummy" else ""
     print(f"wrote {out}: python evaluate.py {out} simple --game {args.game}{players} --games 200")

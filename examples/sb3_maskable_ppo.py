@@ -24,8 +24,9 @@ import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
 
-from rummyrl import envs, games
+from rummyrl import envs
 from rummyrl.agents import load_agent
+from rummyrl.agents.exported import save_policy
 
 
 def make_env(game: str, players: int, opponent):
@@ -49,13 +50,7 @@ class Actor(torch.nn.Module):
 
 
 def export_policy(model: MaskablePPO, game: str, path: Path) -> Path:
-    g = games.get(game)
-    batch = torch.export.Dim("batch", min=1)
-    program = torch.export.export(Actor(model.policy).eval(), (torch.zeros(2, g.obs_dim), torch.zeros(2, g.num_actions)),
-                                  dynamic_shapes=({0: batch}, {0: batch}))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.export.save(program, str(path))
-    return path
+    return save_policy(Actor(model.policy), game, path, reads_mask=True)
 
 
 def main(argv=None) -> Path:

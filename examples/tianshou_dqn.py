@@ -11,8 +11,8 @@ so that our tools play it.
 What is ours and what is Tianshou's: `PettingZooEnv`, `DummyVectorEnv`, `Collector`, `DQN`
 and `MultiAgentOffPolicyAlgorithm` are used as Tianshou's tutorial uses them. Two things
 are added here, neither a fix of either side: `AgentOpponent` seats one of our agents
-(`simple`) as a Tianshou algorithm that does not learn, and `save_policy` exports the
-Q-network for `load_agent`. The environment is the plain `raw_env` with `episode="hand"`
+(`simple`) as a Tianshou algorithm that does not learn, and `QValues` gives the Q-network
+the form `load_agent` plays (saved with `rummyrl.agents.exported.save_policy`). The environment is the plain `raw_env` with `episode="hand"`
 (one deal an episode: a whole game is thousands of steps and a collector would see no
 episode end for a long time), so an illegal move would raise instead of ending the episode
 quietly: a run that finishes made none.
@@ -37,8 +37,8 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from rummyrl import games
 from rummyrl.agents import load_agent
+from rummyrl.agents.exported import save_policy
 from rummyrl.envs import gin_rummy_v0, rummy_v0
 
 
@@ -98,14 +98,6 @@ class QValues(torch.nn.Module):
         return self.net(obs)[0]
 
 
-def save_policy(net: Net, obs_dim: int, path: Path) -> None:
-    batch = torch.export.Dim("batch", min=1)
-    program = torch.export.export(QValues(copy.deepcopy(net)).eval(), (torch.zeros(2, obs_dim),),
-                                  dynamic_shapes=({0: batch},))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    torch.export.save(program, str(path))
-
-
 def train_phase(learner: DQN, opponent, args, name: str) -> None:
     """Tianshou's off-policy training loop, the learner in seat player_0, `opponent` in the others."""
     get_env = env_maker(args.game, args.players)
@@ -153,7 +145,7 @@ def main(argv=None) -> Path:
     train_phase(learner, AgentOpponent(env.action_space, "simple", args.game), args, "against simple")
     train_phase(learner, FrozenCopy(env.action_space, learner), args, "against itself")
     out = Path(args.out or f"runs/examples/tianshou_{args.game}/policy.pt2")
-    save_policy(net, games.get(args.game).obs_dim, out)
+    save_policy(QValues(copy.deepcopy(net)), args.game, out)
     players = f" --players {args.players}" if args.game == "rummy" else ""
     print(f"wrote {out}: python evaluate.py {out} simple --game {args.game}{players} --games 200")
     return out

@@ -96,3 +96,38 @@ def test_rllib_ppo_trains_with_its_masking_module_and_its_policy_plays_a_tournam
     example("rllib_ppo").main(args + (["--players", str(players)] if players else []))
     assert load_agent(str(out), game=game).inputs == 2
     plays_a_tournament(out, game, players, tmp_path)
+
+
+@pytest.mark.parametrize("game, players", [("gin", None), ("rummy", 3)])
+def test_torchrl_ppo_trains_with_its_own_modules_and_its_actor_plays_a_tournament(tmp_path, game, players):
+    """TorchRL's PettingZooWrapper, MaskedCategorical actor, collector and ClipPPOLoss against
+    simple, then a frozen copy; the raw env raises on an illegal move, so a finished run made
+    none; the exported actor plays through evaluate.py."""
+    pytest.importorskip("torchrl")
+    out = tmp_path / "policy.pt2"
+    args = ["--game", game, "--frames", "2048", "--frames-per-batch", "1024", "--out", str(out)]
+    example("torchrl_ppo").main(args + (["--players", str(players)] if players else []))
+    assert isinstance(load_agent(str(out), game=game), ExportedAgent)
+    plays_a_tournament(out, game, players, tmp_path)
+
+
+def test_torchrl_learner_batch_credits_a_deal_ended_by_the_other_seat_to_the_learners_last_move():
+    """The wrapper gives the learner its reward on the row where the other seat's move ended
+    the deal; PPO must see it on the learner's own last move, and GAE must stop there."""
+    pytest.importorskip("torchrl")
+    from tensordict import TensorDict
+
+    trl = example("torchrl_ppo")
+    me = trl.ME
+    acting = torch.tensor([True, False, True, False, True, True])  # the learner moves at 0, 2, 4, 5
+    reward = torch.tensor([0.0, 0.0, 0.0, -2.0, 0.0, 1.0])  # the other seat ends deal 1 at step 3
+    done = torch.tensor([False, False, False, True, False, True])
+    n, d = acting.numel(), 4
+    data = TensorDict({me: {"mask": acting[:, None], "observation": {"observation": torch.rand(n, 1, d)},
+                            "action_mask": torch.ones(n, 1, 3, dtype=torch.bool), "action": torch.zeros(n, 1).long(),
+                            "action_log_prob": torch.zeros(n, 1)},
+                       "next": {me: {"reward": reward[:, None, None]}, "done": done[:, None]}}, batch_size=[n, 1])
+    batch = trl.learner_batch(data, gamma=1.0, lam=1.0, critic=lambda obs: torch.zeros(len(obs), 1))
+    assert batch["reward"].squeeze(-1).tolist() == [0.0, -2.0, 0.0, 1.0]
+    # zero values, gamma = lambda = 1: each advantage is the rest of its own deal's rewards
+    assert batch["advantage"].squeeze(-1).tolist() == [-2.0, -2.0, 1.0, 1.0]

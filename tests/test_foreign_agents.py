@@ -14,7 +14,7 @@ import torch
 from rummyrl import games, train
 from rummyrl.agents import load_agent
 from rummyrl.agents.foreign import is_callable_spec, is_exported
-from rummyrl.agents.exported import ExportedAgent
+from rummyrl.agents.exported import ExportedAgent, save_policy
 from rummyrl.tournament import run_tournament
 from test_opponents import only  # noqa: E402  (tests/ is on sys.path)
 
@@ -92,19 +92,13 @@ class Logits(torch.nn.Module):
         return self.linear(x)
 
 
-def export(module, obs_dim: int, path) -> None:
-    """``module`` saved as a user would (agents/exported.py's docstring): any batch size."""
-    batch = torch.export.Dim("batch", min=1)
-    torch.export.save(torch.export.export(module, (torch.zeros(2, obs_dim),), dynamic_shapes=({0: batch},)), path)
-
-
 @pytest.mark.parametrize("game", ["gin", "rummy"])
 def test_an_exported_module_plays_the_best_legal_logit(tmp_path, game):
     g = games.get(game)
     torch.manual_seed(0)
     net = Logits(g.obs_dim, g.num_actions)
     path = tmp_path / "policy.pt2"
-    export(net, g.obs_dim, path)
+    save_policy(net, game, path)
     assert is_exported(path)
     agent = load_agent(str(path), game=game)
     assert isinstance(agent, ExportedAgent)
@@ -125,7 +119,9 @@ def test_a_checkpoint_is_not_taken_for_an_exported_module(tmp_path):
 def test_an_exported_module_of_the_wrong_width_is_a_one_line_error(tmp_path):
     g = games.get("gin")
     path = tmp_path / "narrow.pt2"
-    export(Logits(g.obs_dim, 5), g.obs_dim, path)
+    batch = torch.export.Dim("batch", min=1)  # saved by hand, as a user of torch.export alone would
+    program = torch.export.export(Logits(g.obs_dim, 5), (torch.zeros(2, g.obs_dim),), dynamic_shapes=({0: batch},))
+    torch.export.save(program, path)
     state = g.engine.init(2, seed=0, config=g.make_config({}))
     with pytest.raises(ValueError, match=r"returned shape \(2, 5\).*must return \(2, 108\) logits"):
         load_agent(str(path), game="gin").act(g.engine.observe(state), state.mask)
@@ -141,10 +137,7 @@ class MaskReader(torch.nn.Module):
 
 def test_an_exported_module_that_reads_the_mask_gets_it(tmp_path):
     g = games.get("gin")
-    batch = torch.export.Dim("batch", min=1)
-    program = torch.export.export(MaskReader(), (torch.zeros(2, g.obs_dim), torch.zeros(2, g.num_actions)),
-                                  dynamic_shapes=({0: batch}, {0: batch}))
-    torch.export.save(program, tmp_path / "reader.pt2")
+    save_policy(MaskReader(), "gin", tmp_path / "reader.pt2", reads_mask=True)
     state = g.engine.init(8, seed=2, config=g.make_config({}))
     agent = load_agent(str(tmp_path / "reader.pt2"), game="gin")
     assert agent.inputs == 2
