@@ -1539,6 +1539,47 @@ table("exploit", DynTable(
          "against three `simple`)."))
 
 
+def _league(ctx):
+    d = ctx.load("league/gin.json")
+    rows = []
+    for x in d["rounds"]:
+        m, e = x["main"], x.get("exploiter")
+        ev = m["last_eval"]["win_rate"]
+        rows.append([str(x["round"]), f"{m['minutes']:.0f} min, {fmt_int(m['env_steps'])}",
+                     f"{fmt_pct(ev['simple'])}, {fmt_pct(ev['expert'])}", str(m["exploiters"]),
+                     f"{e['minutes']:.0f} min, {fmt_int(e['env_steps'])}" if e else "-",
+                     f"**{fmt_ci(e['win_rate'], e['ci95'])}** of {fmt_int(e['games'])}" if e else "-"])
+    return (["round", "main agent: trained (cumulative)", "its evaluation against simple, expert (400 games)",
+             "exploiters it played", "exploiter: trained", "the exploiter wins against it"], "lrlrll", rows)
+
+
+table("league", DynTable(
+    _league,
+    note="`bash scripts/league_run.sh`: the main agent starts from `pretrained-plain` (`--main init=...`) and "
+         "trains each round on the plain config's opponents (self-play, PFSP snapshots, the plain curriculum: no "
+         "expert) plus every exploiter so far; then a fresh exploiter from the rules alone trains against the frozen "
+         "main agent alone and plays it over 2,000 duplicate games (deals of seed 20011)."))
+
+
+def _league_final(ctx):
+    d = ctx.load("league/gin.json")
+    rows = [["`best.pt`: the league's best periodic evaluation (" + d["final"]["evaluated"].split("(")[-1],
+             *(fmt_ci(p["win_rate"], p["ci95"]) for p in d["final"]["pairings"])]]
+    end = "league/gin_final_network.json"
+    rows.append(["`main_2.pt`: the main agent at the league's end (after round 2)",
+                 *(WR(pairing(end, "league_gin/main_2", p["b"])).render(ctx) for p in d["final"]["pairings"])])
+    ship = [WR(_SHIP_PLAIN[p["b"]]).render(ctx) for p in d["final"]["pairings"]]
+    rows.append(["`pretrained-plain` (where the main agent started)", *ship])
+    return (["network"] + [f"against `{p['b']}`" for p in d["final"]["pairings"]], "lll", rows)
+
+
+table("league_final", DynTable(
+    _league_final,
+    note="2,000 duplicate games to 100 on fresh deals (seed 20011) each, as `pretrained-plain`'s model card was "
+         "measured. `best.pt` is the league's report (its final evaluation); `main_2.pt`: `evaluate.py "
+         "runs/league_gin/main_2.pt simple expert --games 2000 --seed 20011 --option max_hands=30`."))
+
+
 # --- pretrained -------------------------------------------------------------------------
 table("pretrained", Table(
     ["network", "against", "deals", "games", "games won [95% CI]"],
