@@ -27,7 +27,11 @@ minutes, env steps and last evaluation against the baselines, and the exploiter'
 against the frozen main agent with its interval. The main agent closes its holes when later
 exploiters win less. The same command, run again, goes on where it stopped: a finished
 stage is not run again, an unfinished one resumes from its ``last.pt``. At the end the main
-agent's ``best.pt`` plays the plain config's evaluation opponents over ``--games`` games.
+agent's last network, ``main_R.pt`` of the last round (the one its last exploiter was
+measured against, and the league's product), plays the plain config's evaluation opponents
+over ``--games`` games. Not its ``best.pt``: that is chosen by the periodic evaluations
+against the baselines over all rounds, so it can be an early network that no later
+exploiter tested.
 
 With ``--main-steps`` and ``--exploiter-steps`` the budgets are env steps (the minutes then
 only cap them): with ``eval.every_steps`` (or no periodic evaluation), such a league is the
@@ -128,7 +132,8 @@ def league(game: str = "gin", rounds: int = 4, main_minutes: float = 20.0, explo
                           + list(overrides) + list(main_only))
     state["main_curve"] = eval_curves(main_dir)
     if "final" not in state and games > 0:
-        report = json.loads(report_run(cfg, main_dir, games=games).read_text())
+        last = run_dir / f"main_{max(x['round'] for x in state['rounds'])}.pt"
+        report = json.loads(report_run(cfg, main_dir, games=games, checkpoint=last).read_text())
         state["final"] = {"evaluated": report.get("evaluated"), "pairings": [
             {"b": p["b"], "games": p["games"], "win_rate": p["win_rate_a"], "ci95": p["win_rate_a_ci95"]}
             for p in report["pairings"]]}

@@ -23,7 +23,7 @@ if [ ! -f docs/results/league/gin_final_network.json ]; then
 fi
 if [ ! -f docs/results/exploit/gin_league.json ]; then
     steps=$(.venv/bin/python -c "import json; print(json.load(open('docs/results/exploit/gin_pretrained-plain.json'))['env_steps'])")
-    # the network at the league's end (its best.pt is picked across rounds, docs/research/exploitability.md)
+    # the network at the league's end, the one its final evaluation plays
     .venv/bin/python exploit.py runs/league_gin/main_2.pt --steps "$steps" --minutes 60 \
         --run-dir runs/exploit/exploit_gin_league_final \
         --label "the league's final network (round 2, from pretrained-plain)" \

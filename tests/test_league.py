@@ -38,6 +38,8 @@ def test_two_rounds_exploiters_play_only_the_main_agent_and_a_rerun_trains_nothi
     assert opp[r1["exploiter"]["path"]] == 0.25 and opp["expert"] == 0  # the exploiter joined; no expert
     assert not main["train_config"]["net"]["prior_scale"] and main["train_config"]["snapshot_sampling"] == "pfsp"
     assert {p["b"] for p in state["final"]["pairings"]} == {"simple", "expert"}
+    # the final evaluation is of the league's last network, the one the last exploiter played
+    assert state["final"]["evaluated"].startswith(f"{run / 'main_2.pt'} (saved at step {r2['main']['env_steps']:,}")
     assert json.loads((run / "league.json").read_text()) == state
     steps = main["counters"]["global_step"]
     again = league.league("gin", rounds=2, main_minutes=0.05, exploiter_minutes=0.05, games=20, run_dir=run,

@@ -192,15 +192,17 @@ def final_report(tr: Trainer, games: int | None = None) -> None:
 
 
 def report_run(cfg: TrainConfig, run_dir: Path, games: int | None = None, net: PolicyNet | None = None,
-               start: dict | None = None) -> Path | None:
-    """The final report of the run in ``run_dir`` (:func:`final_report`): ``best.pt`` (else
-    ``net``, the final policy) on the final report's deals, beside ``start`` when it was
-    played on the same deals; returns the ``results.json`` written."""
+               start: dict | None = None, checkpoint: Path | None = None) -> Path | None:
+    """The final report of the run in ``run_dir`` (:func:`final_report`): ``checkpoint`` when
+    given, else ``best.pt`` (else ``net``, the final policy) on the final report's deals,
+    beside ``start`` when it was played on the same deals; returns the ``results.json`` written."""
     games = cfg.eval.final_games if games is None else games
     if games <= 0:
         return None
     run_dir = Path(run_dir)
-    best = run_dir / "best.pt"
+    best = Path(checkpoint) if checkpoint is not None else run_dir / "best.pt"
+    if checkpoint is not None and not best.is_file():
+        raise FileNotFoundError(f"{best}: no such checkpoint to report on")
     if best.exists():
         data = load_checkpoint(best, cfg.game)
         net = build_net(data)
