@@ -57,6 +57,22 @@ def is_exported(path: str | Path) -> bool:
         return False
 
 
+def is_sb3_zip(path: str | Path) -> bool:
+    """Whether ``path`` is a model saved by Stable-Baselines3 (a zip with ``data`` and ``policy.pth``)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return {"data", "policy.pth"} <= set(z.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+
+
+def is_rllib_checkpoint(path: str | Path) -> bool:
+    """Whether ``path`` is an RLlib algorithm checkpoint or one of its module folders."""
+    p = Path(path)
+    return p.is_dir() and ((p / "rllib_checkpoint.json").is_file() or
+                           ((p / "module_state.pkl").exists() and (p / "class_and_ctor_args.pkl").is_file()))
+
+
 class CheckedAgent(Agent):
     """Checks each batch's shapes and each action against its mask."""
 

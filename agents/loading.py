@@ -17,7 +17,7 @@ import os
 from rummyrl import games
 
 from .base import Agent, check_game
-from .foreign import is_callable_spec, is_exported, load_callable
+from .foreign import is_callable_spec, is_exported, is_rllib_checkpoint, is_sb3_zip, load_callable
 
 
 def rule_agent(name: str, game, params=None) -> Agent:
@@ -79,8 +79,9 @@ def register(name: str, factory) -> None:
 def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
     """An agent from a name (``random``, ...), a name with options
     (``search:worlds=64,topk=3``, ``expert:lookahead=4``, ``planner:swap_margin=24``), an
-    :class:`Agent`, a checkpoint path, an exported policy's path (``torch.export``), or a policy function
-    ``package.module:function`` (agents trained elsewhere: ``rummyrl.agents.foreign``)."""
+    :class:`Agent`, a checkpoint path, an exported policy's path (``torch.export``), a
+    Stable-Baselines3 ``.zip`` or an RLlib checkpoint (``rummyrl.agents.libraries``), or a
+    policy function ``package.module:function`` (agents trained elsewhere: ``rummyrl.agents.foreign``)."""
     if isinstance(spec, Agent):
         if spec.game != game:
             raise ValueError(f"agent {spec!r} plays {spec.game!r}, not {game!r}")
@@ -105,8 +106,12 @@ def load_agent(spec, game: str = "gin", seed: int | None = None) -> Agent:
     if os.path.sep in spec or spec.endswith(".pt") or os.path.exists(spec):
         if is_exported(spec):
             return games.load("rummyrl.agents.exported:load_exported")(spec, game=game, seed=seed)
+        if is_sb3_zip(spec):
+            return games.load("rummyrl.agents.libraries:load_sb3")(spec, game=game, seed=seed)
+        if is_rllib_checkpoint(spec):
+            return games.load("rummyrl.agents.libraries:load_rllib")(spec, game=game, seed=seed)
         return games.load("rummyrl.agents.neural:load_agent_from_checkpoint")(spec, game=game, seed=seed)
     raise ValueError(f"unknown agent {spec!r}: use one of {agent_names()}, a checkpoint or exported (.pt2) file "
-                     f"path, or a policy function 'package.module:function'")
+                     f"path, an SB3 .zip or RLlib checkpoint, or a policy function 'package.module:function'")
 
 

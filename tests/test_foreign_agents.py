@@ -142,3 +142,23 @@ def test_an_exported_module_that_reads_the_mask_gets_it(tmp_path):
     agent = load_agent(str(tmp_path / "reader.pt2"), game="gin")
     assert agent.inputs == 2
     assert agent.act(g.engine.observe(state), state.mask).tolist() == [int(np.flatnonzero(m)[-1]) for m in state.mask]
+
+
+def test_an_exported_policy_sits_at_the_web_table(tmp_path):
+    """rummyrl-web --opponent PATH.pt2: the person plays a whole game against an agent trained
+    elsewhere, through the API, as against a built-in one."""
+    pytest.importorskip("starlette")
+    from test_web import play_whole_game  # noqa: E402  (tests/ is on sys.path)
+    from web_support import web_client  # noqa: E402
+
+    from rummyrl.web import create_app
+
+    g = games.get("gin")
+    torch.manual_seed(0)
+    path = tmp_path / "policy.pt2"
+    save_policy(Logits(g.obs_dim, g.num_actions), "gin", path)
+    client = web_client(create_app([str(path)], rules={"target": 40}))
+    (opponent,) = client.get("/api/config").json()["opponents"]
+    assert opponent["spec"] == str(path) and not opponent["why_not"].get("gin")
+    gid, answers = play_whole_game(client, "gin", None, seed=5)
+    assert answers[-1]["over"] and len(answers) > 2
