@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import time
 from pathlib import Path
 
@@ -42,6 +43,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--self-play-from", type=float, default=0.5,
                     help="the fraction of the run after which the learner plays a frozen copy of itself")
     ap.add_argument("--total-steps", type=int, default=1_000_000)
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="a wall-time budget as well: the run ends at whichever comes first, and --self-play-from "
+                         "is then a fraction of whichever is further along")
     ap.add_argument("--num-envs", type=int, default=64)
     ap.add_argument("--num-steps", type=int, default=128, help="steps per env per rollout")
     ap.add_argument("--learning-rate", type=float, default=2.5e-4)
@@ -55,6 +59,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--max-grad-norm", type=float, default=0.5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="the exported actor (default runs/examples/cleanrl_GAME/policy.pt2)")
+    ap.add_argument("--summary", default=None, help="write the learner's moves and the seconds trained as JSON here")
     return ap.parse_args(argv)
 
 
@@ -103,7 +108,6 @@ def main(argv=None) -> Path:
     batch_size = args.num_envs * args.num_steps
     minibatch = batch_size // args.num_minibatches
     num_updates = max(1, args.total_steps // batch_size)
-    switch = int(num_updates * args.self_play_from)
 
     model = ActorCritic(g.obs_dim, g.num_actions)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.learning_rate, eps=1e-5)
@@ -122,9 +126,15 @@ def main(argv=None) -> Path:
     next_obs, next_mask = torch.from_numpy(o["observation"]), torch.from_numpy(o["action_mask"].astype(bool))
     next_done = torch.zeros(args.num_envs)
     episode_return = np.zeros(args.num_envs)
-    global_step, start = 0, time.time()
+    global_step, start, self_play = 0, time.time(), False
     for update in range(1, num_updates + 1):
-        if update == switch + 1 and switch > 0:  # from here on: a frozen copy of the learner
+        done_share = (update - 1) / num_updates  # of the steps, or of the minutes if further along
+        if args.minutes is not None:
+            done_share = max(done_share, (time.time() - start) / (args.minutes * 60))
+            if done_share >= 1:
+                break
+        if not self_play and 0 < args.self_play_from <= done_share:  # from here on: a frozen copy of the learner
+            self_play = True
             frozen = load_agent(str(save_policy(copy.deepcopy(model.actor), args.game, out.with_name("frozen.pt2"))),
                                 game=args.game)
             envs = make_env(args, frozen)
@@ -186,10 +196,12 @@ def main(argv=None) -> Path:
         writer.add_scalar("losses/entropy", entropy.mean().item(), global_step)
         if finished:
             writer.add_scalar("charts/episodic_return", float(np.mean(finished)), global_step)
-        against = "itself" if update > switch and switch > 0 else args.opponent
+        against = "itself" if self_play else args.opponent
         print(f"update {update}/{num_updates}: {global_step:,} steps, {sps:,}/s, against {against}, "
               f"mean return {np.mean(finished) if finished else float('nan'):+.3f} over {len(finished)} episodes")
     writer.close()
+    if args.summary:  # every env step is one of the learner's moves: the opponent moves inside the env
+        Path(args.summary).write_text(json.dumps({"learner_moves": global_step, "seconds": time.time() - start}))
     save_policy(model.actor, args.game, out)  # observations -> logits: load_agent plays it greedily
     players = f" --players {args.players}" if args.game == "rummy" else ""
     print(f"wrote {out}: python evaluate.py {out} simple --game {args.game}{players} --games 200")

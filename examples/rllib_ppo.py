@@ -1,7 +1,8 @@
 """RLlib on gin_rummy_v0 (or rummy_v0): multi-agent PPO with RLlib's own action-masking
 module, as its PettingZoo and action-masking examples build it; the learner plays `simple`
 in the other seats, then shares its module with every seat (self-play); its policy exported
-with torch.export so that our tools play it.
+with torch.export so that our tools play it (and RLlib's own checkpoint beside it, which
+`load_agent` also plays: its module folder, `checkpoint/learner_group/learner/rl_module/learner`).
 
     pip install -e ".[ray]"
     python examples/rllib_ppo.py                                 # Gin, a few minutes on 2 cores
@@ -17,6 +18,8 @@ zero-sum game it is always 0, so this prints player_0's own mean return.
 from __future__ import annotations
 
 import argparse
+import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -105,6 +108,12 @@ def mean_learner_return(result) -> float:
     return float(by_agent.get("player_0", float("nan")))
 
 
+def learner_moves(result) -> int:
+    """The moves the learning module made in this algorithm's lifetime (RLlib's env steps count every seat's)."""
+    by_module = result.get("env_runners", {}).get("num_module_steps_sampled_lifetime", {})
+    return int(by_module.get("learner", 0))
+
+
 def main(argv=None) -> Path:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
@@ -112,27 +121,39 @@ def main(argv=None) -> Path:
     ap.add_argument("--opponent", default="simple", help="any load_agent spec, for the first part of the run")
     ap.add_argument("--iterations", type=int, default=20, help="PPO iterations, half against the opponent")
     ap.add_argument("--batch", type=int, default=4000, help="env steps an iteration")
+    ap.add_argument("--minutes", type=float, default=None, help="a wall-time budget as well (half of it against the opponent)")
+    ap.add_argument("--no-self-play", action="store_true", help="the whole budget against the opponent")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="the exported policy (default runs/examples/rllib_GAME/policy.pt2)")
+    ap.add_argument("--summary", default=None, help="write the learner's moves and the seconds trained as JSON here")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)  # RLlib's learner and env runner share 2 cores: crawls without this
     register_env("rummyrl", make_env)
     out = Path(args.out or f"runs/examples/rllib_{args.game}/policy.pt2")
-    algo = build(args, self_play=False)
-    half = args.iterations // 2
-    for i in range(half):
-        r = algo.train()
-        print(f"iteration {i + 1} against {args.opponent}: player_0's return {mean_learner_return(r):+.3f}")
-    weights = algo.get_module("learner").get_state()
-    algo.stop()
-    algo = build(args, self_play=True)
-    algo.get_module("learner").set_state(weights)
-    algo.env_runner.module["learner"].set_state(weights)
-    for i in range(half, args.iterations):
-        r = algo.train()
-        print(f"iteration {i + 1} against itself: player_0's return {mean_learner_return(r):+.3f}")
+    start, moves = time.time(), 0
+    share = 1.0 if args.no_self_play else 0.5
+    phases = [(False, int(args.iterations * share), share)] + ([] if args.no_self_play else [(True, args.iterations, 1.0)])
+    weights, done = None, 0
+    for self_play, until, budget in phases:
+        algo, phase_moves = build(args, self_play=self_play), 0
+        if weights is not None:  # self-play goes on from the weights trained against the opponent
+            algo.get_module("learner").set_state(weights)
+            algo.env_runner.module["learner"].set_state(weights)
+        deadline = None if args.minutes is None else start + budget * args.minutes * 60
+        while done < until and (deadline is None or time.time() < deadline):
+            r = algo.train()
+            done += 1
+            phase_moves = learner_moves(r)
+            print(f"iteration {done} against {'itself' if self_play else args.opponent}: "
+                  f"player_0's return {mean_learner_return(r):+.3f}")
+        weights, moves = algo.get_module("learner").get_state(), moves + phase_moves
+        if (self_play, until) != phases[-1][:2]:
+            algo.stop()
     save_policy(Logits(algo.get_module("learner")), args.game, out, reads_mask=True, strict=False)
+    algo.save(str(out.with_name("checkpoint").resolve()))  # RLlib's own checkpoint: load_agent plays its module too
     algo.stop()
+    if args.summary:
+        Path(args.summary).write_text(json.dumps({"learner_moves": moves, "seconds": time.time() - start}))
     players = f" --players {args.players}" if args.game == "rummy" else ""
     print(f"wrote {out}: python evaluate.py {out} simple --game {args.game}{players} --games 200")
     return out

@@ -18,11 +18,14 @@ beside it is SB3's own format, for SB3 to load.
 from __future__ import annotations
 
 import argparse
+import json
+import time
 from pathlib import Path
 
 import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
 
 from rummyrl import envs
 from rummyrl.agents import load_agent
@@ -49,6 +52,17 @@ class Actor(torch.nn.Module):
         return p.action_net(p.mlp_extractor.forward_actor(features))
 
 
+class Deadline(BaseCallback):
+    """Stops ``learn`` once the wall clock passes ``deadline`` (None: never)."""
+
+    def __init__(self, deadline: float | None):
+        super().__init__()
+        self.deadline = deadline
+
+    def _on_step(self) -> bool:
+        return self.deadline is None or time.time() < self.deadline
+
+
 def export_policy(model: MaskablePPO, game: str, path: Path) -> Path:
     return save_policy(Actor(model.policy), game, path, reads_mask=True)
 
@@ -59,19 +73,28 @@ def main(argv=None) -> Path:
     ap.add_argument("--players", type=int, default=4, help="Rummy's players (default 4)")
     ap.add_argument("--steps", type=int, default=100_000, help="env steps in all, half against simple (default 1e5)")
     ap.add_argument("--n-steps", type=int, default=1024, help="MaskablePPO's rollout length")
+    ap.add_argument("--minutes", type=float, default=None, help="a wall-time budget as well (half of it against simple)")
+    ap.add_argument("--no-self-play", action="store_true", help="the whole budget against simple")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="the exported policy (default runs/examples/sb3_GAME/policy.pt2)")
+    ap.add_argument("--summary", default=None, help="write the learner's moves and the seconds trained as JSON here")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)  # one env, small batches: more threads only wait
     out = Path(args.out or f"runs/examples/sb3_{args.game}/policy.pt2")
+    start = time.time()
+    share = 1.0 if args.no_self_play else 0.5
+    deadline = lambda part: None if args.minutes is None else start + part * args.minutes * 60  # noqa: E731
     model = MaskablePPO("MultiInputPolicy", make_env(args.game, args.players, "simple"), n_steps=args.n_steps,
                         batch_size=min(256, args.n_steps), seed=args.seed, verbose=0)
-    model.learn(args.steps // 2)
+    model.learn(int(args.steps * share), callback=Deadline(deadline(share)))
     print(f"against simple: {model.num_timesteps:,} env steps")
-    frozen = load_agent(str(export_policy(model, args.game, out.with_name("frozen.pt2"))), game=args.game)
-    model.set_env(make_env(args.game, args.players, frozen))
-    model.learn(args.steps - args.steps // 2, reset_num_timesteps=False)
-    print(f"against itself: {model.num_timesteps:,} env steps in all")
+    if not args.no_self_play:
+        frozen = load_agent(str(export_policy(model, args.game, out.with_name("frozen.pt2"))), game=args.game)
+        model.set_env(make_env(args.game, args.players, frozen))
+        model.learn(args.steps - args.steps // 2, reset_num_timesteps=False, callback=Deadline(deadline(1.0)))
+        print(f"against itself: {model.num_timesteps:,} env steps in all")
+    if args.summary:  # every env step is one of the learner's moves: the opponent moves inside the env
+        Path(args.summary).write_text(json.dumps({"learner_moves": model.num_timesteps, "seconds": time.time() - start}))
     model.save(out.with_suffix(".zip"))
     export_policy(model, args.game, out)
     players = f" --players {args.players}" if args.game == "rummy" else ""

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -36,17 +38,32 @@ from tianshou.env import DummyVectorEnv
 from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
+from pettingzoo.utils import BaseWrapper
 
 from rummyrl.agents import load_agent
 from rummyrl.agents.exported import save_policy
 from rummyrl.envs import gin_rummy_v0, rummy_v0
 
 
-def env_maker(game: str, players: int):
+class LearnerMoves(BaseWrapper):
+    """Counts the moves of seat player_0 (the learner) in ``moves[0]``: Tianshou counts every seat's."""
+
+    def __init__(self, env, moves: list):
+        super().__init__(env)
+        self.moves = moves
+
+    def step(self, action):
+        self.moves[0] += self.agent_selection == "player_0"
+        super().step(action)
+
+
+def env_maker(game: str, players: int, moves: list | None = None):
     """The game's raw AEC env, one deal an episode, in Tianshou's PettingZoo wrapper."""
-    if game == "gin":
-        return lambda: PettingZooEnv(gin_rummy_v0.raw_env(episode="hand"))
-    return lambda: PettingZooEnv(rummy_v0.raw_env(num_players=players, episode="round"))
+    def make():
+        raw = (gin_rummy_v0.raw_env(episode="hand") if game == "gin"
+               else rummy_v0.raw_env(num_players=players, episode="round"))
+        return PettingZooEnv(raw if moves is None else LearnerMoves(raw, moves))
+    return make
 
 
 class AgentOpponent(OffPolicyAlgorithm):
@@ -98,12 +115,13 @@ class QValues(torch.nn.Module):
         return self.net(obs)[0]
 
 
-def train_phase(learner: DQN, opponent, args, name: str) -> None:
-    """Tianshou's off-policy training loop, the learner in seat player_0, `opponent` in the others."""
+def train_phase(learner: DQN, opponent, args, name: str, steps: int, deadline: float | None, moves: list) -> None:
+    """Tianshou's off-policy training loop, the learner in seat player_0, `opponent` in the
+    others, for ``steps`` env steps or until the clock passes ``deadline``."""
     get_env = env_maker(args.game, args.players)
     env = get_env()
     marl = MultiAgentOffPolicyAlgorithm(algorithms=[learner] + [opponent] * (len(env.agents) - 1), env=env)
-    train_envs = DummyVectorEnv([get_env for _ in range(args.envs)])
+    train_envs = DummyVectorEnv([env_maker(args.game, args.players, moves) for _ in range(args.envs)])
     test_envs = DummyVectorEnv([get_env for _ in range(args.envs)])
     train_envs.seed(args.seed)
     test_envs.seed(args.seed + 1)
@@ -114,7 +132,8 @@ def train_phase(learner: DQN, opponent, args, name: str) -> None:
     result = marl.run_training(OffPolicyTrainerParams(
         training_collector=collector,
         test_collector=Collector[CollectStats](marl, test_envs, exploration_noise=False),
-        max_epochs=args.epochs, epoch_num_steps=args.steps // (2 * args.epochs),
+        max_epochs=args.epochs, epoch_num_steps=steps // args.epochs,
+        stop_fn=None if deadline is None else (lambda score: time.time() > deadline),  # checked after each epoch
         collection_step_num_env_steps=10 * args.envs, test_step_num_episodes=args.envs,
         batch_size=args.batch, update_step_num_gradient_steps_per_sample=0.1,
         multi_agent_return_reduction=lambda rews: rews[:, 0], show_progress=False))
@@ -130,8 +149,12 @@ def main(argv=None) -> Path:
     ap.add_argument("--envs", type=int, default=8)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--buffer", type=int, default=50_000)
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="a wall-time budget as well, checked after each epoch (half of it against simple)")
+    ap.add_argument("--no-self-play", action="store_true", help="the whole budget against simple")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="where to save the network (default runs/examples/tianshou_GAME/policy.pt2)")
+    ap.add_argument("--summary", default=None, help="write the learner's moves and the seconds trained as JSON here")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)  # Tianshou steps one small batch at a time: more threads only wait
     np.random.seed(args.seed)
@@ -142,8 +165,16 @@ def main(argv=None) -> Path:
     learner = DQN(policy=DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.1,
                                                  eps_inference=0.0),
                   optim=AdamOptimizerFactory(lr=1e-4), gamma=0.99, n_step_return_horizon=3, target_update_freq=320)
-    train_phase(learner, AgentOpponent(env.action_space, "simple", args.game), args, "against simple")
-    train_phase(learner, FrozenCopy(env.action_space, learner), args, "against itself")
+    start, moves = time.time(), [0]
+    share = 1.0 if args.no_self_play else 0.5
+    deadline = lambda part: None if args.minutes is None else start + part * args.minutes * 60  # noqa: E731
+    train_phase(learner, AgentOpponent(env.action_space, "simple", args.game), args, "against simple",
+                int(args.steps * share), deadline(share), moves)
+    if not args.no_self_play:
+        train_phase(learner, FrozenCopy(env.action_space, learner), args, "against itself",
+                    args.steps - args.steps // 2, deadline(1.0), moves)
+    if args.summary:
+        Path(args.summary).write_text(json.dumps({"learner_moves": moves[0], "seconds": time.time() - start}))
     out = Path(args.out or f"runs/examples/tianshou_{args.game}/policy.pt2")
     save_policy(QValues(copy.deepcopy(net)), args.game, out)
     players = f" --players {args.players}" if args.game == "rummy" else ""

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
+import time
 from pathlib import Path
 
 import torch
@@ -122,8 +124,11 @@ def main(argv=None) -> Path:
     ap.add_argument("--frames-per-batch", type=int, default=4096)
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--minibatch", type=int, default=512)
+    ap.add_argument("--minutes", type=float, default=None, help="a wall-time budget as well (half of it against the opponent)")
+    ap.add_argument("--no-self-play", action="store_true", help="the whole budget against the opponent")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="the exported actor (default runs/examples/torchrl_GAME/policy.pt2)")
+    ap.add_argument("--summary", default=None, help="write the learner's moves and the seconds trained as JSON here")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -140,17 +145,22 @@ def main(argv=None) -> Path:
                        ValueOperator(critic_net, in_keys=["observation"]), clip_epsilon=0.2, entropy_coeff=0.01)
     optimizer = torch.optim.Adam(loss.parameters(), lr=3e-4)
 
-    half = args.frames // 2
-    for phase, opponent in (("against " + args.opponent, load_agent(args.opponent, game=args.game)),
-                            ("against itself", None)):
+    start, moves = time.time(), 0
+    share = 1.0 if args.no_self_play else 0.5
+    phases = [("against " + args.opponent, load_agent(args.opponent, game=args.game), share)]
+    if not args.no_self_play:
+        phases.append(("against itself", None, 1.0))
+    for phase, opponent, until in phases:
+        deadline = None if args.minutes is None else start + until * args.minutes * 60
         if opponent is None:  # a frozen copy of the learner as it is now
             frozen = save_policy(copy.deepcopy(actor_net), args.game, out.with_name("frozen.pt2"))
             opponent = load_agent(str(frozen), game=args.game)
         policy = TensorDictSequential(collecting, *[seat_policy(grp, opponent) for grp in others])
-        collector = Collector(make_env(args), policy, frames_per_batch=args.frames_per_batch, total_frames=half,
+        collector = Collector(make_env(args), policy, frames_per_batch=args.frames_per_batch, total_frames=int(args.frames * share),
                               auto_register_policy_transforms=False)
         for data in collector:
             batch = learner_batch(data, 0.99, 0.95, critic_net)
+            moves += batch.batch_size[0]
             for _ in range(args.epochs):
                 for idx in torch.randperm(batch.batch_size[0]).split(args.minibatch):
                     losses = loss(batch[idx])
@@ -162,7 +172,11 @@ def main(argv=None) -> Path:
             ended = batch["reward"][batch["reward"] != 0]
             print(f"{phase}: {batch.batch_size[0]} learner moves, mean reward at a deal's end "
                   f"{ended.mean().item() if ended.numel() else float('nan'):+.3f}")
+            if deadline is not None and time.time() > deadline:
+                break
         collector.shutdown()
+    if args.summary:
+        Path(args.summary).write_text(json.dumps({"learner_moves": moves, "seconds": time.time() - start}))
     save_policy(copy.deepcopy(actor_net), args.game, out)
     players = f" --players {args.players}" if args.game == "rummy" else ""
     print(f"wrote {out}: python evaluate.py {out} simple --game {args.game}{players} --games 200")

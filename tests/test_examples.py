@@ -11,10 +11,12 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 from rummyrl import evaluate, games
+from rummyrl.random_play import random_actions
 from rummyrl.agents import load_agent
 from rummyrl.agents.exported import ExportedAgent
 
@@ -28,6 +30,24 @@ def example(name: str):
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def mid_game(game: str, players: int | None, n: int = 64, steps: int = 30, seed: int = 3):
+    """Observations and masks of ``n`` games after ``steps`` random legal moves (draws, discards,
+    knocks and lay-offs among the legal actions, not only a deal's first choice)."""
+    g = games.get(game)
+    state = g.engine.init(n, seed=seed, config=g.make_config({"num_players": players} if players else {}))
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        g.engine.step(state, random_actions(state.mask, rng), inplace=True)
+        g.engine.reset_done(state)
+    return g.engine.observe(state), state.mask
+
+
+def same_moves(a, b, game: str, players: int | None) -> None:
+    """Agents ``a`` and ``b`` choose the same action on every observation of mid_game."""
+    obs, masks = mid_game(game, players)
+    assert a.act(obs, masks).tolist() == b.act(obs, masks).tolist()
 
 
 def plays_a_tournament(policy: Path, game: str, players: int | None, tmp_path: Path) -> None:
@@ -62,7 +82,9 @@ def test_sb3_maskable_ppo_trains_on_the_gymnasium_env_and_its_policy_plays_a_tou
     args = ["--game", game, "--steps", "1024", "--n-steps", "256", "--out", str(out)]
     example("sb3_maskable_ppo").main(args + (["--players", str(players)] if players else []))
     agent = load_agent(str(out), game=game)
-    assert isinstance(agent, ExportedAgent) and agent.inputs == 2 and out.with_suffix(".zip").is_file()
+    assert isinstance(agent, ExportedAgent) and agent.inputs == 2
+    # SB3's own .zip is an agent too, and plays as its export does
+    same_moves(load_agent(str(out.with_suffix(".zip")), game=game), agent, game, players)
     plays_a_tournament(out, game, players, tmp_path)
 
 
@@ -94,7 +116,21 @@ def test_rllib_ppo_trains_with_its_masking_module_and_its_policy_plays_a_tournam
     out = tmp_path / "policy.pt2"
     args = ["--game", game, "--iterations", "2", "--batch", "400", "--out", str(out)]
     example("rllib_ppo").main(args + (["--players", str(players)] if players else []))
-    assert load_agent(str(out), game=game).inputs == 2
+    agent = load_agent(str(out), game=game)
+    assert agent.inputs == 2
+    # RLlib's own checkpoint (of the self-play algorithm: one module), and its module's folder,
+    # are agents too, and play as the export does
+    module = tmp_path / "checkpoint" / "learner_group" / "learner" / "rl_module" / "learner"
+    same_moves(load_agent(str(tmp_path / "checkpoint"), game=game), agent, game, players)
+    same_moves(load_agent(str(module), game=game), agent, game, players)
+    two = tmp_path / "two"  # a checkpoint of two modules: which one is meant is the user's to say
+    (two / "rllib_checkpoint.json").parent.mkdir()
+    (two / "rllib_checkpoint.json").write_text("{}")
+    for name in ("learner", "simple"):
+        (two / "learner_group" / "learner" / "rl_module" / name).mkdir(parents=True)
+        (two / "learner_group" / "learner" / "rl_module" / name / "class_and_ctor_args.pkl").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"holds 2 modules \(learner, simple\): give the folder"):
+        load_agent(str(two), game=game)
     plays_a_tournament(out, game, players, tmp_path)
 
 
@@ -131,3 +167,29 @@ def test_torchrl_learner_batch_credits_a_deal_ended_by_the_other_seat_to_the_lea
     assert batch["reward"].squeeze(-1).tolist() == [0.0, -2.0, 0.0, 1.0]
     # zero values, gamma = lambda = 1: each advantage is the rest of its own deal's rewards
     assert batch["advantage"].squeeze(-1).tolist() == [-2.0, -2.0, 1.0, 1.0]
+
+
+#: each example's arguments for a run its wall-time budget ends (the step budget never does)
+BUDGETED = {
+    "cleanrl_ppo": (None, ["--total-steps", str(10**12), "--num-envs", "8", "--num-steps", "16",
+                           "--self-play-from", "1"]),
+    "sb3_maskable_ppo": ("sb3_contrib", ["--steps", str(10**12), "--n-steps", "128", "--no-self-play"]),
+    "torchrl_ppo": ("torchrl", ["--frames", str(10**12), "--frames-per-batch", "256", "--no-self-play"]),
+    "tianshou_dqn": ("tianshou", ["--steps", str(10**9), "--epochs", str(10**6), "--envs", "2", "--no-self-play"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUDGETED))
+def test_every_example_stops_at_its_minutes_and_reports_its_learners_moves(tmp_path, name):
+    """``--minutes`` ends a run whose step budget is out of reach (benchmarks/bench_trainers.py
+    runs them so), and ``--summary`` says how many of the learner's moves it trained on in how
+    many seconds; the policy is written."""
+    needs, args = BUDGETED[name]
+    if needs:
+        pytest.importorskip(needs)
+    out, summary = tmp_path / "policy.pt2", tmp_path / "summary.json"
+    example(name).main(args + ["--minutes", "0.02", "--out", str(out), "--summary", str(summary)])
+    s = json.loads(summary.read_text())
+    assert out.is_file() and 0 < s["learner_moves"] < 10**6 and 1.2 <= s["seconds"] < 120
+    if name == "cleanrl_ppo":  # whole rollouts of 8 envs x 16 steps, every step one of the learner's moves
+        assert s["learner_moves"] % 128 == 0
