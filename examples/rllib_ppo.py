@@ -149,11 +149,11 @@ def main(argv=None) -> Path:
         weights, moves = algo.get_module("learner").get_state(), moves + phase_moves
         if (self_play, until) != phases[-1][:2]:
             algo.stop()
+    if args.summary:
+        Path(args.summary).write_text(json.dumps({"learner_moves": moves, "seconds": time.time() - start}))
     save_policy(Logits(algo.get_module("learner")), args.game, out, reads_mask=True, strict=False)
     algo.save(str(out.with_name("checkpoint").resolve()))  # RLlib's own checkpoint: load_agent plays its module too
     algo.stop()
-    if args.summary:
-        Path(args.summary).write_text(json.dumps({"learner_moves": moves, "seconds": time.time() - start}))
     players = f" --players {args.players}" if args.game == "rummy" else ""
     print(f"wrote {out}: python evaluate.py {out} simple --game {args.game}{players} --games 200")
     return out
