@@ -318,20 +318,28 @@ def platform_canaries() -> dict:
     return {"torch": th.hexdigest()[:16], "numpy": nh.hexdigest()[:16]}
 
 
-def _recorded_canaries() -> dict:
+def _recorded_canaries(stem: str) -> dict:
+    """The canaries of the machine that recorded ``stem``: the manifest's, unless that file
+    was re-recorded alone on another machine (``file_canaries``)."""
     try:
-        return json.loads((PINNED / "manifest.json").read_text()).get("canaries", {})
+        m = json.loads((PINNED / "manifest.json").read_text())
     except (OSError, ValueError):
         return {}
+    return m.get("file_canaries", {}).get(stem, m.get("canaries", {}))
 
 
-#: ``torch`` / ``numpy``: True where this machine computes like the recording machine (then
+def same_platform(stem: str, library: str) -> bool:
+    """Whether this machine's ``library`` (torch, numpy) computes as the one that recorded ``stem``."""
+    return PLATFORM[library] == _recorded_canaries(stem).get(library)
+
+
+#: this machine's canaries; :func:`same_platform` is True where it computes like the recording machine (then
 #: every comparison is exact); where not, the entries whose last bits come from that
 #: library (torch: network weights and logits; numpy: evaluate's ratings) are compared
 #: with the tolerances below, and the test warns. (Measured on the recording machine with
 #: torch / numpy forced from AVX-512 to AVX2: weights moved by at most 4e-9, pretrained
 #: logits by 1.1e-5 (relative 1e-6), one Elo rating in its 16th digit; actions not at all.)
-SAME_PLATFORM = {k: v == _recorded_canaries().get(k) for k, v in platform_canaries().items()}
+PLATFORM = platform_canaries()
 #: elsewhere, torch's entries: the weights after two updates (moved by at most 4e-9 on the
 #: recording machine with AVX2) and the logits (sums of terms up to ~20: 1.1e-5); 10-25x that
 TORCH_TOLERANCE = {"weights": dict(rtol=1e-5, atol=1e-7), "logits": dict(rtol=1e-5, atol=1e-4)}
@@ -518,7 +526,7 @@ NPZ_PARAMS = [pytest.param(stem, case, id=f"{stem}[{case}]") for stem, cases in 
 def test_pinned_arrays(stem, case):
     pinned = {k: v for k, v in _pinned_npz(stem).items() if k.startswith(case + "/")}
     assert pinned, f"{stem}.npz has no case {case!r}: re-record (tests/pinned/record.py)"
-    tolerant = (lambda key: None) if SAME_PLATFORM["torch"] else (lambda key: _torch_made(stem, key))
+    tolerant = (lambda key: None) if same_platform(stem, "torch") else (lambda key: _torch_made(stem, key))
     if any(tolerant(k) for k in pinned):
         warnings.warn(f"{stem} {case}: torch computes differently here than on the recording machine "
                       f"(manifest.json canaries): its weights and logits are compared to {TORCH_TOLERANCE}")
@@ -537,7 +545,7 @@ def test_every_pinned_case_is_tested():
 def test_pinned_evaluate(stem):
     want = json.loads((PINNED / f"{stem}.json").read_text())
     got = json.loads(json.dumps(JSON_FILES[stem]()))  # the same JSON round trip as the recording
-    if SAME_PLATFORM["numpy"] or got == want:
+    if same_platform(stem, "numpy") or got == want:
         assert got == want
         return
     warnings.warn(f"{stem}: numpy computes differently here than on the recording machine (manifest.json "

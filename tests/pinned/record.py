@@ -104,6 +104,24 @@ def manifest() -> dict:
             "canaries": T.platform_canaries(), "files": sorted(list(T.NPZ_FILES) + list(T.JSON_FILES))}
 
 
+def write_manifest(recorded: list[str], every: bool) -> None:
+    """manifest.json: for a whole recording, this machine and commit; for some files only,
+    the manifest as it was, these files' machine in ``file_canaries`` where it computes
+    otherwise than the manifest's (tests/test_pinned.py compares each file as its own
+    machine recorded it), and the re-recording listed in ``rerecorded``."""
+    new, path = manifest(), HERE / "manifest.json"
+    if not every and path.is_file():
+        old = json.loads(path.read_text())
+        per_file = {k: v for k, v in old.get("file_canaries", {}).items() if k not in recorded}
+        if new["canaries"] != old.get("canaries"):
+            per_file.update({stem: new["canaries"] for stem in recorded})
+        done = {k: new[k] for k in ("commit", "dirty", "recorded", "torch_cpu_capability")}
+        rerecorded = old.get("rerecorded", []) + [{"files": sorted(recorded), **done}]
+        new = {k: v for k, v in old.items() if k not in ("file_canaries", "rerecorded")}
+        new |= ({"file_canaries": per_file} if per_file else {}) | {"rerecorded": rerecorded}
+    path.write_text(json.dumps(new, indent=1) + "\n")
+
+
 def main(argv: list[str]) -> int:
     known = list(T.NPZ_FILES) + list(T.JSON_FILES)
     want = argv or known
@@ -116,7 +134,7 @@ def main(argv: list[str]) -> int:
         if stem not in want:
             continue
         (record_npz if stem in T.NPZ_FILES else record_json)(stem)
-    (HERE / "manifest.json").write_text(json.dumps(manifest(), indent=1) + "\n")
+    write_manifest(want, every=set(want) == set(known))
     size = sum(p.stat().st_size for p in HERE.iterdir() if p.is_file())
     print(f"recorded {len(want)} file(s) in {time.perf_counter() - t:.0f}s; tests/pinned/ holds {size / 1e6:.2f} MB")
     return 0
