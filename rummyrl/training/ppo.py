@@ -47,6 +47,14 @@ METRICS = {
 }
 
 
+def clipped_surrogate(logp: torch.Tensor, old_logp: torch.Tensor, adv: torch.Tensor, clip: float) -> torch.Tensor:
+    """PPO's clipped policy loss, the mean over the samples of ``max(-A r, -A clip(r, 1-clip, 1+clip))``
+    with ``r = exp(logp - old_logp)``: a sample whose ratio has moved past the clip in its
+    advantage's direction gives no gradient."""
+    ratio = torch.exp(logp - old_logp)
+    return torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip)).mean()
+
+
 def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray | None, adv: np.ndarray,
                ret: np.ndarray, cfg: TrainConfig, gen: torch.Generator, precision: str = "fp32") -> dict:
     """``update_epochs`` passes over the transitions ``idx`` of the rollout ``ro`` (read by
@@ -82,7 +90,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray |
                 logp_all = torch.log_softmax(logits, dim=1)
                 logp = logp_all.gather(1, act_b[:, None]).squeeze(1)
                 ratio = torch.exp(logp - old_b)
-                pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                pg = clipped_surrogate(logp, old_b, a, cfg.clip_coef)
                 v_loss = 0.5 * (value - ret_b).pow(2).mean()
                 ent = masked_entropy(logits, mask_b).mean()
                 loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent

@@ -143,12 +143,18 @@ def gae(rollout, gamma: float, lam: float, steps: int) -> tuple[np.ndarray, np.n
     """GAE along the links of ``rollout`` (read by key: the dict
     :meth:`~.lanes.Lanes.collect` returns, or a :class:`Rollout`), newest first; ``steps`` is the rollout's length.
     Returns (trainable indices, advantages, returns): a transition is trainable once its
-    successor or the end of its game is known."""
+    successor or the end of its game is known.
+
+    A transition still waiting for its successor has no advantage yet (its next state is
+    not known): the sum of its predecessors stops at it, bootstrapped from its value, as
+    GAE stops at the last step of a rollout. Counting its ``reward - value`` instead would
+    make its predecessors' returns those of a game that ended at the rollout's end."""
     order, links, done = rollout["step"], rollout["next"], rollout["done"]
     value, reward = rollout["value"], rollout["reward"]
     adv = np.zeros(order.size, np.float32)
+    trainable = done | (links >= 0)
     for t in range(steps - 1, -2, -1):
-        idx = np.flatnonzero(order == t)
+        idx = np.flatnonzero((order == t) & trainable)  # a waiting transition keeps advantage 0
         if idx.size == 0:
             continue
         nxt = links[idx]
@@ -158,7 +164,7 @@ def gae(rollout, gamma: float, lam: float, steps: int) -> tuple[np.ndarray, np.n
         a_next = np.where(has, adv[np.maximum(nxt, 0)], 0.0)
         delta = reward[idx] + gamma * v_next * live - value[idx]
         adv[idx] = delta + gamma * lam * live * a_next
-    trainable = np.flatnonzero(done | (links >= 0))
+    trainable = np.flatnonzero(trainable)
     return trainable, adv[trainable], (adv + value)[trainable]
 
 
