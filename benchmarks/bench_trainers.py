@@ -114,6 +114,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=2000, help="duplicate games against each baseline (default 2000)")
     ap.add_argument("--seed", type=int, default=20011, help="the evaluation deals' seed (the same for every row)")
     ap.add_argument("--only", nargs="+", choices=list(TRAINERS), default=list(TRAINERS), help="these trainers only")
+    ap.add_argument("--rerun", action="store_true", help="run the --only trainers again where the JSON has them")
     ap.add_argument("--python", action="append", default=[], metavar="TRAINER=PATH",
                     help="run TRAINER's example with another interpreter (one that has its library)")
     ap.add_argument("--work", default="runs/bench_trainers", help="folder for the runs, policies and logs")
@@ -129,16 +130,17 @@ def main(argv=None) -> int:
         pythons[name] = path
     work = ROOT / args.work
     out = Path(args.out) if args.out else work / "gin.json"
-    rows = []
+    rows = {}
     if out.is_file():  # a stopped benchmark goes on: the rows it has are kept, the others are run
         old = json.loads(out.read_text())
-        if (old.get("format"), old.get("minutes"), old.get("games"), old.get("seed")) == (
+        if (old.get("format"), old.get("minutes"), old.get("games"), old.get("seed")) != (
                 FORMAT, args.minutes, args.games, args.seed):
-            rows = [r for r in old["rows"] if r["trainer"] in args.only]
+            ap.error(f"{out} holds a benchmark of other settings (minutes, games, seed); give another --out")
+        rows = {r["trainer"]: r for r in old["rows"] if not (args.rerun and r["trainer"] in args.only)}
     print("| trainer | algorithm | learner moves/s | vs simple | vs expert |")
     print("| --- | --- | ---: | --- | --- |")
     for name in args.only:
-        if any(r["trainer"] == name for r in rows):
+        if name in rows:
             continue
         package, script, extra = TRAINERS[name]
         python = pythons.get(name, sys.executable)
@@ -156,7 +158,7 @@ def main(argv=None) -> int:
                "moves_per_second": summary["learner_moves"] / summary["seconds"], "policy": shown_path(policy)}
         for opponent in ("simple", "expert"):
             row[f"vs_{opponent}"] = evaluate(policy, opponent, args.games, args.seed, folder / f"eval_{opponent}")
-        rows.append(row)
+        rows[name] = row
         write_json(out, result(args, rows))  # after every row: a stopped benchmark loses at most the one running
         print(f"| {name} | {row['algorithm']} | {row['moves_per_second']:,.0f} | {wr(row['vs_simple'])} | "
               f"{wr(row['vs_expert'])} |", flush=True)
@@ -170,11 +172,11 @@ def wr(p: dict) -> str:
     return f"{100 * p['win_rate_a']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def result(args, rows: list[dict]) -> dict:
+def result(args, rows: dict[str, dict]) -> dict:
     return {"format": FORMAT, "game": "gin", "opponent": "simple", "minutes": args.minutes, "games": args.games,
             "seed": args.seed, "cores": os.cpu_count(), "machine": platform.machine(),
             "python": platform.python_version(), "torch": importlib.metadata.version("torch"),
-            "rows": rows, "command": f"python benchmarks/bench_trainers.py --minutes {args.minutes:g} --games {args.games} "
+            "rows": [rows[name] for name in TRAINERS if name in rows], "command": f"python benchmarks/bench_trainers.py --minutes {args.minutes:g} --games {args.games} "
                                      f"--seed {args.seed}" + "".join(f" --python {p.split('=')[0]}=PYTHON" for p in args.python)}
 
 

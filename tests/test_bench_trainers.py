@@ -43,6 +43,12 @@ def test_a_tiny_benchmark_writes_its_rows_and_a_rerun_keeps_them(tmp_path, capsy
     made = policy.stat().st_mtime_ns
     assert b.main(args) == 0  # the same benchmark again: the finished row is kept, nothing retrained
     assert json.loads(out.read_text())["rows"] == d["rows"] and policy.stat().st_mtime_ns == made
+    assert b.main(args + ["--rerun"]) == 0  # --rerun trains it again, and keeps one row of it
+    (again,) = json.loads(out.read_text())["rows"]
+    assert policy.stat().st_mtime_ns != made and again["trainer"] == "cleanrl-style"
+    with pytest.raises(SystemExit):  # other settings into the same JSON: refused, nothing lost
+        b.main(["--minutes", "0.02", "--games", "12", "--only", "cleanrl-style", "--out", str(out)])
+    assert json.loads(out.read_text())["rows"] == [again]
 
 
 @pytest.mark.parametrize("args, says", [
