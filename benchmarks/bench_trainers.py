@@ -25,7 +25,9 @@ machine: the rows are run one after another and compared as they come.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
+import io
 import json
 import os
 import platform
@@ -37,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rummyrl import evaluate as evaluate_cli  # noqa: E402
 from rummyrl.exploit import best_response_overrides, shown_path, write_json  # noqa: E402
 
 #: the format of the JSON this script writes
@@ -99,10 +102,12 @@ def train_example(python: str, script: str, args: list[str], minutes: float, out
 
 
 def evaluate(agent: Path, opponent: str, games: int, seed: int, out: Path) -> dict:
-    """``evaluate.py AGENT OPPONENT`` over ``games`` duplicate games; its pairing."""
-    cmd = [sys.executable, "evaluate.py", str(agent), opponent, "--games", str(games), "--seed", str(seed),
-           "--quiet", "--out", str(out)]
-    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+    """``evaluate.py AGENT OPPONENT`` over ``games`` duplicate games (in this process); its pairing."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        rc = evaluate_cli.main([str(agent), opponent, "--games", str(games), "--seed", str(seed), "--quiet",
+                                "--out", str(out)])
+    if rc != 0:
+        raise RuntimeError(f"evaluate.py {agent} {opponent} failed ({rc})")
     (pairing,) = json.loads((out / "results.json").read_text())["pairings"]
     return {k: pairing[k] for k in ("games", "wins_a", "wins_b", "draws", "win_rate_a", "win_rate_a_ci95")}
 
