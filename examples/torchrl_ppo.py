@@ -85,7 +85,8 @@ def learner_actor(net: nn.Module, obs_key, mask_key, action_key) -> Probabilisti
 
 def learner_batch(data: TensorDict, gamma: float, lam: float, critic: nn.Module) -> TensorDict:
     """The learner's own rows, each with the rewards that reached it until its next move, and
-    GAE advantages over them (a deal's end closes the chain)."""
+    GAE advantages over them (a deal's end closes the chain; a deal that goes on past the
+    batch is bootstrapped from the value of the learner's last move in it)."""
     acting = data[ME, "mask"].reshape(-1).numpy()
     reward = data["next", ME, "reward"].reshape(-1).numpy()
     done = data["next", "done"].reshape(-1).numpy()
@@ -103,11 +104,14 @@ def learner_batch(data: TensorDict, gamma: float, lam: float, critic: nn.Module)
     with torch.no_grad():
         values = critic(obs).squeeze(-1)
     r, d = torch.tensor(r_acc), torch.tensor(d_acc, dtype=torch.float32)
+    # the last move, when its deal goes on into the next batch, has no successor here: it is
+    # not trained, and the moves before it are bootstrapped from its value
+    n = len(rows) - (0 if d_acc and d_acc[-1] else 1)
     adv, last = torch.zeros_like(r), 0.0
-    for i in reversed(range(len(rows))):
-        following = values[i + 1] if i + 1 < len(rows) else 0.0
-        delta = r[i] + gamma * following * (1 - d[i]) - values[i]
+    for i in reversed(range(n)):
+        delta = r[i] + gamma * values[i + 1] * (1 - d[i]) - values[i] if i + 1 < len(rows) else r[i] - values[i]
         adv[i] = last = delta + gamma * lam * (1 - d[i]) * last
+    rows, obs, r, adv, values = rows[:n], obs[:n], r[:n], adv[:n], values[:n]
     flat = lambda key: data[key].reshape(-1, *data[key].shape[2:])[rows]  # noqa: E731  (batch, agent dims)
     return TensorDict({"observation": obs, "action_mask": flat((ME, "action_mask")), "action": flat((ME, "action")),
                        "action_log_prob": flat((ME, "action_log_prob")), "advantage": adv.unsqueeze(-1),

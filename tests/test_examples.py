@@ -193,3 +193,27 @@ def test_every_example_stops_at_its_minutes_and_reports_its_learners_moves(tmp_p
     assert out.is_file() and 0 < s["learner_moves"] < 10**6 and 1.2 <= s["seconds"] < 120
     if name == "cleanrl_ppo":  # whole rollouts of 8 envs x 16 steps, every step one of the learner's moves
         assert s["learner_moves"] % 128 == 0
+
+
+def test_torchrl_learner_batch_bootstraps_a_deal_that_goes_on_past_the_batch():
+    """The learner's last move, its deal unfinished at the batch's end, has no successor in
+    the batch: it is left out, and the move before it is bootstrapped from its value (not
+    treated as the deal's end)."""
+    pytest.importorskip("torchrl")
+    from tensordict import TensorDict
+
+    trl = example("torchrl_ppo")
+    me = trl.ME
+    acting = torch.tensor([True, False, True, False, True, True])  # deal 1: moves 0, 2; deal 2: 4, 5 (going on)
+    reward = torch.tensor([0.0, 0.0, 0.0, -2.0, 0.0, 0.0])
+    done = torch.tensor([False, False, False, True, False, False])
+    n = acting.numel()
+    obs = torch.tensor([0.1, 0.0, 0.2, 0.0, 0.3, 0.7])[:, None, None].expand(n, 1, 4).clone()  # the value, read back
+    data = TensorDict({me: {"mask": acting[:, None], "observation": {"observation": obs},
+                            "action_mask": torch.ones(n, 1, 3, dtype=torch.bool), "action": torch.zeros(n, 1).long(),
+                            "action_log_prob": torch.zeros(n, 1)},
+                       "next": {me: {"reward": reward[:, None, None]}, "done": done[:, None]}}, batch_size=[n, 1])
+    batch = trl.learner_batch(data, gamma=1.0, lam=1.0, critic=lambda o: o[:, :1])
+    assert batch.batch_size[0] == 3  # move 5 waits for the next batch
+    assert batch["value_target"].squeeze(-1).tolist() == pytest.approx([-2.0, -2.0, 0.7])
+    assert batch["advantage"].squeeze(-1).tolist() == pytest.approx([-2.1, -2.2, 0.4])
