@@ -1581,16 +1581,19 @@ table("league_final", DynTable(
 
 
 # --- trainers side by side ---------------------------------------------------------------
-_TRAINER_NAMES = {"rummyrl": "**rummyrl** `train.py`", "cleanrl-style": "`examples/cleanrl_ppo.py` (our vector env)",
+_TRAINER_NAMES = {"rummyrl": "**rummyrl** `train.py`", "rummyrl-before": "rummyrl `train.py`, before the GAE fix",
+                  "cleanrl-style": "`examples/cleanrl_ppo.py` (our vector env)",
                   "sb3": "SB3-contrib", "torchrl": "TorchRL", "tianshou": "Tianshou", "rllib": "RLlib"}
 
 
 def _trainers(ctx):
     d = ctx.load("trainers/gin.json")
+    before = [dict(r, trainer="rummyrl-before") for r in ctx.load("trainers/gin_before_gae_fix.json")["rows"]]
     ours = next((r["moves_per_second"] for r in d["rows"] if r["trainer"] == "rummyrl"), None)
     rows = []
-    for r in d["rows"]:
-        ratio = "1" if r["trainer"] == "rummyrl" or ours is None else f"{ours / r['moves_per_second']:,.0f}x"
+    for r in d["rows"][:1] + before + d["rows"][1:]:
+        mine = r["trainer"].startswith("rummyrl")
+        ratio = "" if mine or ours is None else f"{ours / r['moves_per_second']:,.0f}x"
         rows.append([f"{_TRAINER_NAMES.get(r['trainer'], r['trainer'])} {r['version']}", r["algorithm"],
                      f"{r['seconds'] / 60:.1f}", fmt_int(r["learner_moves"]), fmt_int(r["moves_per_second"]), ratio,
                      fmt_ci(r["vs_simple"]["win_rate_a"], r["vs_simple"]["win_rate_a_ci95"]),
@@ -1606,7 +1609,8 @@ table("trainers", DynTable(
          "each trains a Gin network against `simple` alone for the same wall time (M in the JSON), then its "
          "network plays duplicate games to 100 on the same fresh deals (seed 20011) against `simple` and against "
          "`expert` through `evaluate.py`. A learner move is a move of the learning seat that went into an update; "
-         "moves per second are over the whole run, playing and learning together."))
+         "moves per second are over the whole run, playing and learning together. The row before the GAE fix "
+         "is the same command run on the code before it (the benchmark's first run)."))
 
 
 # --- pretrained -------------------------------------------------------------------------
