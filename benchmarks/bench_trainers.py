@@ -31,6 +31,7 @@ import io
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -72,7 +73,9 @@ def version(python: str, package: str) -> str:
 
 
 def train_ours(python: str, minutes: float, run_dir: Path, log) -> tuple[Path, dict]:
-    """train.py against simple alone for ``minutes``; the network and its learner moves and seconds."""
+    """train.py against simple alone for ``minutes``, in a fresh ``run_dir`` (a run's log is read
+    back whole: an older run's must not be in it); the network and its learner moves and seconds."""
+    shutil.rmtree(run_dir, ignore_errors=True)
     overrides = best_response_overrides("simple", "gin", None, minutes, 2, "bench_trainers_rummyrl")
     overrides += ["total_steps=1e12", "eval.every_minutes=0", "eval.every_steps=0"]
     cmd = [python, "train.py", "--config", "configs/gin_rummy_plain.yaml", "--run-dir", str(run_dir), "--no-eval",
