@@ -1594,7 +1594,8 @@ def _trainers(ctx):
     for r in d["rows"][:1] + before + d["rows"][1:]:
         mine = r["trainer"].startswith("rummyrl")
         ratio = "" if mine or ours is None else f"{ours / r['moves_per_second']:,.0f}x"
-        rows.append([f"{_TRAINER_NAMES.get(r['trainer'], r['trainer'])} {r['version']}", r["algorithm"],
+        rows.append([_TRAINER_NAMES.get(r["trainer"], r["trainer"]) + ("" if r["package"] == "rummyrl" else f" {r['version']}"),
+                     r["algorithm"],
                      f"{r['seconds'] / 60:.1f}", fmt_int(r["learner_moves"]), fmt_int(r["moves_per_second"]), ratio,
                      fmt_ci(r["vs_simple"]["win_rate_a"], r["vs_simple"]["win_rate_a_ci95"]),
                      fmt_ci(r["vs_expert"]["win_rate_a"], r["vs_expert"]["win_rate_a_ci95"])])
