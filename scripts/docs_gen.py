@@ -14,7 +14,7 @@ Markers
     fields, agent options, TensorBoard keys and the results.json schema comes from the
     code this way, so it cannot drift from it. A generator that finds something it cannot
     describe (a config field without a docstring, a TensorBoard key without a meaning here)
-    logs a warning, which fails ``mkdocs build --strict`` (and ``tests/test_docs.py``).
+    logs a warning, which fails ``mkdocs build --strict`` (and ``tests/docs/test_docs.py``).
 
 Rule ids
     Every rule id of ``docs/rules.md`` (``G-6``, ``R-7``, ``C-4``, ...) in a page's prose, and
@@ -61,7 +61,7 @@ log = logging.getLogger("mkdocs.hooks.docs_gen")
 
 MARKER_RE = re.compile(r"^\s*<!--\s*gen:\s*(\w+)(.*?)-->\s*$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
-#: a rule id as docs/rules.md defines them (tests/test_rulebook.py: ID_RE)
+#: a rule id as docs/rules.md defines them (tests/docs/test_rulebook.py: ID_RE)
 RULE_ID_RE = re.compile(r"(?<![\w\-/#])([CGR]-\d+[a-z]?)(?![\w\-])")
 RULE_HEAD_RE = re.compile(r"^### ([CGR]-\d+[a-z]?) \S.*$", re.M)
 

@@ -1,4 +1,5 @@
-"""Scripted Rummy deals shared by the environment tests (card helpers from the rule tests).
+"""Scripted Rummy deals and the card helpers that build them, shared by the rule and the
+environment tests.
 
 OUT_DEAL: four players, player_3 deals, so player_0 acts first (R-2):
 
@@ -15,8 +16,36 @@ Q♠ Q♥ Q♣ with no discard: out (R-6), scoring 13 + 43 + 29 = 85 (R-8).
 
 from __future__ import annotations
 
+import numpy as np
+
+from rummyrl import melds as Mcat
 from rummyrl import rummy
-from test_rummy_rules import deck_of, discard, layoff, meld
+from rummyrl.cards import parse_card, parse_cards
+
+
+def deck_of(P, dealer, hands, upcard, stock=""):
+    """A deck giving ``hands[seat]`` (card text) to each seat, the upcard, and the stock
+    starting with ``stock``; cards named nowhere fill the rest of the stock in id order."""
+    order = []
+    for i in range(P):
+        order += parse_cards(hands[(dealer + 1 + i) % P])
+    order.append(parse_card(upcard))
+    order += parse_cards(stock)
+    assert len(set(order)) == len(order), "a card is named twice"
+    order += [c for c in range(52) if c not in set(order)]
+    return np.array(order)
+
+
+def meld(text):
+    return rummy.MELD + Mcat.MELDS.index(tuple(sorted(parse_cards(text))))
+
+
+def discard(card):
+    return rummy.DISCARD + parse_card(card)
+
+
+def layoff(card, slot):
+    return rummy.LAYOFF + slot * 52 + parse_card(card)
 
 HANDS = {
     0: "2h 3h 4h 5h 6h Qs Qc",

@@ -408,13 +408,13 @@ EVALUATE_CASES = {
                        "--option", "max_rounds=10"],
 }
 
-#: tests/test_train.py's tiny run: every opponent kind drawn, snapshots after every update
+#: tests/training/test_train.py's tiny run: every opponent kind drawn, snapshots after every update
 TINY = ["name=tiny", "num_envs=16", "rollout_steps=8", "total_steps=384", "minibatch_size=64",
         "net.hidden=16", "net.layers=1", "snapshot_every=1", "pool_size=2",
         "opponents.self_play=1", "opponents.snapshots=1", "opponents.simple=1", "opponents.expert=1",
         "opponents.random=1", "eval.every_minutes=0", "eval.games=4", "eval.final_games=4",
         "checkpoint_every_minutes=0", "time_limit_minutes=0", "lr_schedule=linear"]
-#: tests/test_exit.py's tiny expert iteration: search with 2 worlds and 2 candidates
+#: tests/training/test_exit.py's tiny expert iteration: search with 2 worlds and 2 candidates
 TINY_EXIT = ["name=tiny_exit", "num_envs=12", "rollout_steps=12", "total_steps=432", "minibatch_size=32",
              "net.hidden=16", "net.layers=1", "exit.teacher=search:worlds=2,topk=2", "exit.batches=4",
              "exit.buffer=500", "opponents.self_play=1", "opponents.simple=1", "opponents.expert=1",
