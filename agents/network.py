@@ -45,8 +45,8 @@ STACK_ROWS = 16
 
 def bf16_supported(device: torch.device | str = "cpu") -> bool:
     """Whether ``device`` computes bfloat16 matrix products natively (a CUDA GPU that says
-    so, or a CPU with AVX-512 BF16 or AMX, through oneDNN); elsewhere bf16 is emulated and
-    slower than float32."""
+    so, or a CPU with AVX-512 BF16 or AMX, through oneDNN); elsewhere bf16 is emulated, which
+    gains nothing over float32."""
     device = torch.device(device)
     if device.type == "cuda":
         return torch.cuda.is_bf16_supported()
@@ -215,8 +215,8 @@ class PolicyNet(nn.Module):
     def set_precision(self, precision: str) -> "PolicyNet":
         """Compute the trunk's matrix products in ``precision`` (:data:`PRECISIONS`).
 
-        ``bf16`` runs the trunk under autocast: its products in bfloat16 (on a CPU with AMX,
-        several times as fast as float32 for large batches), summed in float32; the weights, the heads, the
+        ``bf16`` runs the trunk under autocast: its products in bfloat16 (native on a CPU with
+        AMX and on recent GPUs), summed in float32; the weights, the heads, the
         logits and the value stay float32, so the policy's probabilities and PPO's ratios
         keep their precision. Not saved with the weights: a network trained in bf16 loads
         and plays in float32."""
@@ -255,8 +255,8 @@ class PolicyNet(nn.Module):
     def greedy(self, obs: torch.Tensor, prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """``(B,)`` the first legal action of highest logit, the argmax of :meth:`forward`'s
         logits, computed at the legal actions only: a position has a few legal actions of
-        hundreds (Rummy: about 4 of 1,267), and the passes over every action's logit were most
-        of a small network's time. The logits are the same sums as :meth:`forward`'s, added in
+        hundreds (Rummy: a handful of 1,267), so passes over every action's logit would spend
+        a small network's time on actions that cannot be played. The logits are the same sums as :meth:`forward`'s, added in
         another order (the last bits may differ). Where gathering a weight row per legal action
         would move more memory than the whole head (a wide trunk, few actions: Gin), and with a
         card head, which scores every card at once, the logits are :meth:`forward`'s."""
@@ -340,8 +340,8 @@ class PolicyNet(nn.Module):
 class NetStack:
     """Networks of one architecture (a pool's snapshots) playing in one pass: each layer's
     weights stacked, each network's rows padded to the largest group, one batched product
-    per layer instead of a forward pass per network, whose fixed cost, a few rows each,
-    was most of what a full pool's snapshots took to play. The logits are those of each
+    per layer instead of a forward pass per network, so that a network's fixed cost is paid
+    once per layer, not once per network for a few rows each. The logits are those of each
     network's :meth:`PolicyNet.forward`, summed in another order (the last bits may
     differ). Only the MLP trunk and its head (:meth:`supports`); the precision is the
     first network's."""
@@ -529,6 +529,6 @@ def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Entropy over the legal actions only (illegal ones carry no probability)."""
     logp = torch.log_softmax(logits, dim=1)
     # softmax, not logp.exp(): the same probabilities, but exp of the illegal actions' huge
-    # negative log-probabilities takes a slow path on CPUs (ten times the whole softmax)
+    # negative log-probabilities takes a slow path on CPUs
     p = torch.softmax(logits, dim=1)
     return -(torch.where(mask, p * logp, torch.zeros_like(p))).sum(1)

@@ -268,11 +268,9 @@ class RummyConfig(BatchConfig):
     ``None`` (default): ``ACTIONS_PER_STOCK_CARD * (stock_start + 1) * (stock_passes + 1)``,
     see :attr:`action_cap` (760 / 480 / 200 actions with 2 / 4 / 6 players). A round
     ends, at the latest, when the stocks it may draw are used up (R-7), so its length
-    follows the number of stock cards, not the number of players: random legal play
-    takes ~3.5-4 actions per stock card (mean 267 / 186 / 77 actions with 2 / 4 / 6
-    players, longest of 20,000 rounds 400 / 281 / 140). The cap, 2.6-2.8x the mean of
-    random play, cuts only rounds in which players keep taking the discard back, which
-    the rules do not stop (a flat ``150 * num_players`` would cut 2-player rounds of
+    follows the number of stock cards, not the number of players. Random legal play takes
+    a few actions per stock card; the cap, well above what random play takes, cuts only
+    rounds in which players keep taking the discard back, which the rules do not stop (a flat ``150 * num_players`` would cut 2-player rounds of
     random play and allow 6-player rounds twelve times their usual length)."""
     max_rounds: int = 100
     """Rounds in one game before the game is cut off as truncated (a safety cap beyond

@@ -102,8 +102,7 @@ def _lineups(num_players: int, pairs: int, duplicate: bool, rng) -> tuple[np.nda
 
 #: games per chunk of a pairing (rounded down to whole duplicate sets): the unit a
 #: tournament's work is cut into, in process and on Ray workers alike. A pairing of up to
-#: this many games is one batch, played exactly as before tournaments had chunks, so the
-#: results measured then (1,000 games of search, 400 of the trainer's evaluations) repeat.
+#: this many games is one batch: one call of the engine on all its deals.
 DEFAULT_CHUNK = 1000
 
 

@@ -1,7 +1,7 @@
 """Compression: a network distilled into a smaller, faster one that plays the same.
 
 The shipped networks are judged by what they decide and by how fast: a card head or a wide
-first layer can cost ten times the rule it corrects. :func:`compress` keeps the decisions and
+first layer can cost many times what the rule it corrects costs. :func:`compress` keeps the decisions and
 changes the architecture (``net``, fields of :class:`~rummyrl.agents.network.NetConfig` over
 the teacher's, such as ``card_head: false`` or ``trunk_features: false``):
 

@@ -81,7 +81,7 @@ def train(cfg: TrainConfig, run_dir: Path | None = None, resume: dict | None = N
         print(f"{'resuming' if resume is not None else 'training'} {cfg.name} ({cfg.game}, {cfg.algo}): "
               f"checkpoints and TensorBoard logs in {run_dir}/", file=sys.stderr)
     # Adam's second moments and the gradients of an untrained network fall below float32's
-    # normal range; computing with such (denormal) numbers is many times slower on a CPU, and
+    # normal range; a CPU computes with such (denormal) numbers on a slow path, and
     # flushing them to zero changes no result that matters (they are < 1e-38). The flag is the
     # thread's: it is set for the run and cleared after it, so the caller's arithmetic is its own.
     torch.set_flush_denormal(True)

@@ -84,7 +84,7 @@ def ppo_update(net: PolicyNet, opt: torch.optim.Optimizer, ro, idx: np.ndarray |
             kls = []
             for start in range(0, n, cfg.minibatch_size):
                 mb = perm[start:start + cfg.minibatch_size]
-                # index_select: a few times faster than x[mb]
+                # index_select, not x[mb]: a gather with no advanced-indexing dispatch
                 obs_b, prior_b, mask_b, act_b, old_b, a, ret_b = (x.index_select(0, mb) for x in batch)
                 logits, value = net(obs_b, prior_b, mask_b)
                 logp_all = torch.log_softmax(logits, dim=1)
@@ -209,7 +209,7 @@ def overlap_update(tr: Trainer, update_threads: int) -> Update:
     me.actor.load_state_dict(tr.net.state_dict())  # the weights the learner starts from
     switch = sys.getswitchinterval()
     # Both threads need the GIL between torch's kernels; the players hold it through long stretches
-    # of Python, and by default give it up only every 5 ms, which starves the learner's small ops
+    # of Python, and by default give it up only every switch interval, which starves the learner's small ops
     sys.setswitchinterval(SWITCH_INTERVAL)
     learning = me.learner_thread.submit(ppo_update, tr.net, tr.opt, batch, None, batch["adv"], batch["ret"], cfg,
                                         tr.torch_gen, tr.precision)
