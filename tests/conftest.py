@@ -182,3 +182,11 @@ def ray_session():
         ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test that asks for the session's Ray is of the ``ray`` kind (``--fast`` leaves it
+    out), whatever file it is in."""
+    for item in items:
+        if "ray_session" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.ray)

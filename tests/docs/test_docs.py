@@ -31,6 +31,8 @@ pytest.importorskip("material", reason="the docs extra is not installed")
 pytest.importorskip("mkdocstrings_handlers.python", reason="the docs extra is not installed")
 pytest.importorskip("mkdocs_jupyter", reason="the docs extra is not installed")
 
+pytestmark = pytest.mark.docs  # the site's strict build
+
 ROOT = Path(__file__).resolve().parents[2]
 #: seconds the strict build may take (about 10 s on the 2-core development machine)
 BUILD_TIMEOUT = 300

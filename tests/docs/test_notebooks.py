@@ -20,6 +20,8 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
+pytestmark = pytest.mark.docs  # every notebook, top to bottom
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 #: seconds one cell may run (the training cell trains for 45 s, then evaluates)

@@ -35,7 +35,8 @@ from rummyrl.web import create_app  # noqa: E402
 BROWSER = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium", shutil.which("chromium-browser"))
                 if p and os.path.exists(p)), None)
 DRIVER = next((p for p in (shutil.which("chromedriver"), "/usr/bin/chromedriver") if p and os.path.exists(p)), None)
-pytestmark = [pytest.mark.skipif(not (BROWSER and DRIVER), reason="no chromium and chromedriver here "
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not (BROWSER and DRIVER), reason="no chromium and chromedriver here "
                                  "(apt-get install chromium chromium-driver)"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
