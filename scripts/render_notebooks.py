@@ -6,7 +6,7 @@
 The notebooks in ``notebooks/`` are stored without outputs (``tests/docs/test_notebooks.py`` keeps
 them so, and runs them). This script executes each one from the repository's root, in a
 kernel of this interpreter, and writes the executed copy, outputs and figures included, to
-``notebooks/executed/<name>.ipynb``: the site renders that copy (``scripts/docs_gen.py``),
+``notebooks/executed/<name>.ipynb``: the site renders that copy (``docs/_gen/notebooks.py``),
 so its pages show what the code printed and drew. ``tests/docs/test_docs.py`` fails when a
 copy's code differs from its notebook's: rerun this script after editing a notebook.
 """

@@ -6,7 +6,7 @@ resolve, a generated table that cannot be made: each is a warning, and a warning
 build). The tests then read the built pages: the observation and action tables hold every
 part and action block of the engines, the training guide every config field, the agents page
 every option, the games page links every rule id to a heading that exists, and nothing is
-loaded from the network. ``scripts/docs_gen.py``'s reST conversion and rule-id links are
+loaded from the network. ``docs/_gen``'s reST conversion and rule-id links are
 checked on small inputs. docs/README.md describes the site.
 """
 
@@ -38,15 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT = 300
 
 
-def _load_docs_gen():
-    spec = importlib.util.spec_from_file_location("docs_gen", ROOT / "scripts" / "docs_gen.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["docs_gen"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-docs_gen = _load_docs_gen()
+sys.path.insert(0, str(ROOT / "docs"))  # the generators' package, docs/_gen
+from _gen import env_tables, generators, markdown, notebooks, options, rules, training  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +143,7 @@ def test_action_table_is_the_engines_constants(site, game, html_name):
     engine = games.get(game).engine
     rows = [r for r in table_rows(page(site, html_name)) if len(r) == 4 and r[0].split()[0].isupper()]
     firsts = sorted(int(r[1].split("..")[0]) for r in rows)
-    blocks = docs_gen.action_blocks(game)
+    blocks = env_tables.action_blocks(game)
     assert firsts == [a for _, a, _, _ in blocks]
     assert int(rows[-1][1].split("..")[-1]) == engine.NUM_ACTIONS - 1
     for name, a, _, _ in blocks:
@@ -170,7 +163,7 @@ def test_training_guide_lists_every_config_field(site):
 
 def test_training_guide_lists_every_tensorboard_key(site):
     html = page(site, "training.html")
-    for pattern, where in docs_gen.tensorboard_calls():
+    for pattern, where in training.tensorboard_calls():
         static = re.split(r"<", pattern)[0]
         assert static in html, f"TensorBoard key {pattern!r} ({where}) is not on the training page"
 
@@ -211,7 +204,7 @@ def test_results_schema_lists_every_pairing_field(site):
 
 
 # --------------------------------------------------------------------------------------
-# scripts/docs_gen.py on small inputs
+# docs/_gen on small inputs
 # --------------------------------------------------------------------------------------
 def test_rst_simple_table_roles_and_literal_blocks_become_markdown():
     text = "\n".join([
@@ -231,7 +224,7 @@ def test_rst_simple_table_roles_and_literal_blocks_become_markdown():
         "-----",
         "See :class:`GinConfig`.",
     ])
-    assert docs_gen.rst_to_markdown(text).split("\n") == [
+    assert markdown.rst_to_markdown(text).split("\n") == [
         "Options (see `load_agent`):",
         "",
         "```python",
@@ -250,12 +243,12 @@ def test_rst_simple_table_roles_and_literal_blocks_become_markdown():
 
 
 def test_rule_ids_become_links_outside_code_and_links():
-    anchors = docs_gen.rule_anchors()
+    anchors = rules.rule_anchors()
     assert anchors["G-6"] == "g-6-knock" and anchors["G-10a"] == "g-10a-move-cap"
     unknown = "R-" + "99"  # an id the rule book does not define (spelt apart: tests/docs/test_rulebook.py scans files)
     md = "\n".join([f"A knock (G-6), `G-7` in code, [G-8 here](x.md), {unknown} unknown.",
                     "# G-9 in a heading", "```", "G-11 in a fence", "```"])
-    out = docs_gen.link_rule_ids(md, "../rules.md").split("\n")
+    out = rules.link_rule_ids(md, "../rules.md").split("\n")
     assert out[0] == ("A knock ([G-6](../rules.md#g-6-knock)), `G-7` in code, [G-8 here](x.md), "
                       f"{unknown} unknown.")
     assert out[1:] == md.split("\n")[1:]
@@ -270,7 +263,7 @@ class _Undocumented:
 
 def test_a_config_field_without_docstring_is_a_warning(caplog):
     with caplog.at_level(logging.WARNING, logger="mkdocs.hooks.docs_gen"):
-        table = docs_gen.gen_config_table(_Undocumented)
+        table = options.gen_config_table(_Undocumented)
     assert "A field with its docstring." in table
     assert any("_Undocumented.bare has no docstring" in r.getMessage() for r in caplog.records)
     assert not any("documented has no" in r.getMessage() and ".documented" in r.getMessage() for r in caplog.records)
@@ -280,7 +273,7 @@ def test_markers_expand_outside_fences_only():
     md = "<!-- gen: value rummyrl.gin.NUM_ACTIONS -->\n```\n<!-- gen: value rummyrl.gin.NUM_ACTIONS -->\n```"
     from rummyrl import gin
 
-    assert docs_gen.expand_markers(md).split("\n") == [f"`{gin.NUM_ACTIONS!r}`", "```",
+    assert generators.expand_markers(md).split("\n") == [f"`{gin.NUM_ACTIONS!r}`", "```",
                                                        "<!-- gen: value rummyrl.gin.NUM_ACTIONS -->", "```"]
 
 
@@ -288,7 +281,7 @@ def test_every_notebook_page_shows_its_executed_copy():
     """The site renders each notebook from its executed copy (``scripts/render_notebooks.py``),
     so its pages show what the code printed and drew; a copy whose code is not its
     notebook's any more must be rendered again."""
-    gen = docs_gen
+    gen = notebooks
     for nb in gen.notebooks():
         copy = gen.executed(nb)
         assert copy is not None, (f"notebooks/executed/{nb.name} is missing or its code differs from "

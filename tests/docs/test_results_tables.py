@@ -1,13 +1,13 @@
-"""scripts/results_tables.py: the documentation's results tables are generated from the JSON
+"""scripts/results_tables.py (docs/_gen/tables): the documentation's results tables are generated from the JSON
 under docs/results, and ``--check`` fails when a page's table differs from what its JSON says."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -18,11 +18,15 @@ SCRIPT = ROOT / "scripts" / "results_tables.py"
 
 @pytest.fixture(scope="module")
 def rt():
-    spec = importlib.util.spec_from_file_location("results_tables", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["results_tables"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """The table language and the repository's specs (docs/_gen/tables), as one namespace."""
+    sys.path.insert(0, str(ROOT / "docs"))
+    from _gen import tables
+    from _gen.tables import cells, formats, pages, refs
+
+    ns = types.SimpleNamespace(TABLES=tables.all_tables())
+    for module in (formats, refs, cells, pages):
+        ns.__dict__.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
+    return ns
 
 
 # --------------------------------------------------------------------------------------
