@@ -1,8 +1,8 @@
-"""Self-play training: the command line of :mod:`rummyrl.train` (``python train.py --help``)."""
+"""Self-play training: the command line of :mod:`rummyrl.training.cli` (``python train.py --help``)."""
 
 import sys
 
-from rummyrl.train import main
+from rummyrl.training.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -41,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def set_up(cfg, workers: int, run_dir: Path):
-    from rummyrl.training import Trainer, make_workers
+    from rummyrl.training import Trainer
+    from rummyrl.training.workers import make_workers
 
     # one update after the other in every row (overlap is for workers=0 only): the rows compare
     tr = Trainer(dataclasses.replace(cfg, workers=workers, overlap=False), run_dir)

@@ -33,7 +33,7 @@ LAYERS = {
     "rummyrl.records": 5,
     "rummyrl.reasons": 5,
     "rummyrl.training": 6,
-    "rummyrl.train": 7,
+    "rummyrl.training.cli": 7,
     "rummyrl.evaluate": 7,
     "rummyrl.exploit": 7,
     "rummyrl.league": 7,

@@ -269,13 +269,13 @@ def run_evaluate(argv: list[str]) -> dict:
 
 
 def run_trainer(config: str, overrides: list[str], updates: int = 2) -> dict:
-    """``train.train(load_config(config, overrides), max_updates=updates)`` in a temporary
+    """``training.train(load_config(config, overrides), max_updates=updates)`` in a temporary
     run folder, torch on one thread: the network's weights and the counters."""
-    from rummyrl import train
+    from rummyrl import training
 
-    cfg = train.load_config(ROOT / config, [*overrides, "torch_threads=1"])
+    cfg = training.load_config(ROOT / config, [*overrides, "torch_threads=1"])
     with tempfile.TemporaryDirectory() as d, _one_torch_thread():
-        tr = train.train(cfg, run_dir=Path(d) / "run", max_updates=updates, progress=False)
+        tr = training.train(cfg, run_dir=Path(d) / "run", max_updates=updates, progress=False)
     out = {f"param/{k}": v.detach().cpu().numpy().copy() for k, v in tr.net.state_dict().items()}
     out["global_step"] = np.int64(tr.global_step)
     out["updates"] = np.int64(tr.updates)

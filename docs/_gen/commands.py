@@ -16,7 +16,7 @@ from _gen.source import obj, one_line
 
 def gen_cli_help(command: str) -> str:
     """The ``--help`` of ``train.py`` or ``evaluate.py``, as the installed version prints it."""
-    mains = {"train": "rummyrl.train.main", "evaluate": "rummyrl.evaluate.main"}
+    mains = {"train": "rummyrl.training.cli.main", "evaluate": "rummyrl.evaluate.main"}
     main = obj(mains[command])
     buf = io.StringIO()
     old_columns, old_argv0 = os.environ.get("COLUMNS"), sys.argv[0]

@@ -32,30 +32,23 @@ One job per module, in the order a run uses them:
 * :mod:`.commands`: the commands a run prints, spelled as this process was started.
 * :mod:`.recipe`: the stages that made a shipped network (training, fit, evaluation,
   compression, export) as one command that goes on where it stopped (``configs/recipes/``).
+* :mod:`.cli`: the command line, ``python train.py`` and ``rummyrl-train``.
 
-The command line is :mod:`rummyrl.train` (``python train.py --help``).
+What a user calls is importable from here: a config (:func:`load_config`, the config
+classes, :class:`ConfigError`), :func:`train` and the :class:`Trainer` it returns, the
+evaluations and reports of a run, recipes and export. The parts the trainer is built from
+(lanes, rollouts, the update, workers, the pool) are imported from their modules.
 """
 
-from .config import (RETIRED, ConfigError, EvalConfig, ExitConfig, OpponentConfig, TrainConfig, load_config,
-                     resolve_device, resolve_precision, reward_scheme, to_overrides, upgrade)
-from .evaluation import (EVAL_SEED, FINAL_EVAL_SEED, evaluate_policy, final_report, plot_learning_curve, report_run,
-                         start_eval)
+from .config import ConfigError, EvalConfig, ExitConfig, OpponentConfig, TrainConfig, load_config
+from .evaluation import evaluate_policy, final_report, plot_learning_curve, report_run
 from .export import export_pretrained
-from .lanes import Lanes, env_state_dict, load_env_state, make_selfplay
 from .loop import train
-from .pool import SELF, SNAPSHOT, OpponentPool, opponent_kinds
 from .recipe import Recipe, is_recipe, load_recipe, run_recipe
-from .ppo import ppo_update
-from .rollout import FIELDS, PolicySide, Rollout, gae
 from .trainer import Trainer
-from .workers import InProcessWorkers, RayWorkers, RolloutWorker, make_workers, worker_seed
 
 __all__ = [
-    "ConfigError", "EVAL_SEED", "EvalConfig", "ExitConfig", "FIELDS", "FINAL_EVAL_SEED",
-    "InProcessWorkers", "Lanes", "OpponentConfig", "OpponentPool", "PolicySide", "RETIRED",
-    "RayWorkers", "Recipe", "Rollout", "RolloutWorker", "SELF", "SNAPSHOT", "TrainConfig", "Trainer", "opponent_kinds",
-    "env_state_dict", "evaluate_policy", "export_pretrained", "final_report", "gae", "is_recipe", "load_config",
-    "load_env_state", "load_recipe", "make_selfplay", "make_workers", "plot_learning_curve", "ppo_update",
-    "report_run", "resolve_device", "resolve_precision", "reward_scheme", "run_recipe", "start_eval", "to_overrides", "train", "upgrade",
-    "worker_seed",
+    "ConfigError", "EvalConfig", "ExitConfig", "OpponentConfig", "Recipe", "TrainConfig", "Trainer",
+    "evaluate_policy", "export_pretrained", "final_report", "is_recipe", "load_config", "load_recipe",
+    "plot_learning_curve", "report_run", "run_recipe", "train",
 ]

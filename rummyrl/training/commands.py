@@ -13,7 +13,7 @@ from pathlib import Path
 
 #: the command-line tools of the project: console script (pyproject's ``[project.scripts]``),
 #: the repository's script, the module
-TOOLS = {"train": ("rummyrl-train", "train.py", "rummyrl.train"),
+TOOLS = {"train": ("rummyrl-train", "train.py", "rummyrl.training.cli"),
          "evaluate": ("rummyrl-evaluate", "evaluate.py", "rummyrl.evaluate"),
          "exploit": ("rummyrl-exploit", "exploit.py", "rummyrl.exploit")}
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import games, train
+from rummyrl import games, training
 from rummyrl.agents import load_agent
 from rummyrl.agents.foreign import is_callable_spec, is_exported
 from rummyrl.agents.exported import ExportedAgent, save_policy
@@ -55,8 +55,8 @@ def test_a_policy_function_plays_a_tournament_and_trains_against_a_learner(polic
     t = run_tournament([f"{policies}:lowest", "random"], game="gin", games=20, unit="hand", show_progress=False)
     (pairing,) = t.pairings
     assert pairing.games == 20
-    cfg = train.load_config(None, only((f"{policies}:lowest", 1)) + ["eval.games=2", "eval.final_games=0"])
-    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False)
+    cfg = training.load_config(None, only((f"{policies}:lowest", 1)) + ["eval.games=2", "eval.final_games=0"])
+    tr = training.train(cfg, run_dir=tmp_path / "run", progress=False)
     assert tr.global_step > 0
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import games, train
+from rummyrl import games, training
 from rummyrl.agents.features import action_features
 from rummyrl.agents.network import NetConfig, NetStack, PolicyNet
 from rummyrl.agents.neural import NeuralAgent
@@ -96,7 +96,7 @@ def test_what_cannot_be_stacked_is_refused():
 
 
 def _pool(n_snapshots=3):
-    cfg = train.load_config(None, TINY + ["net.hidden=32", "net.layers=2", "net.prior_scale=0.0",
+    cfg = training.load_config(None, TINY + ["net.hidden=32", "net.layers=2", "net.prior_scale=0.0",
                                           "net.features=engine", f"pool_size={n_snapshots}"])
     pool = OpponentPool(cfg, np.random.default_rng(0))
     for net in nets("gin", cfg.net, n_snapshots):

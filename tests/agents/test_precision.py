@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import train
+from rummyrl import training
 from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.agents.features import action_features
 from rummyrl.agents.network import ILLEGAL_LOGIT, NetConfig, PolicyNet
@@ -85,14 +85,14 @@ def test_bf16_trunk_gives_float32_gradients_to_every_weight(gin_batch):
 def test_unknown_precision_is_refused_naming_what_is_allowed():
     with pytest.raises(ValueError, match=r"precision must be one of \('fp32', 'bf16'\), got 'fp16'"):
         trained_like().set_precision("fp16")
-    with pytest.raises(train.ConfigError, match=r"precision must be one of \('fp32', 'bf16', 'auto'\), got 'fp16'"):
-        train.load_config(None, TINY + ["precision=fp16"])
+    with pytest.raises(training.ConfigError, match=r"precision must be one of \('fp32', 'bf16', 'auto'\), got 'fp16'"):
+        training.load_config(None, TINY + ["precision=fp16"])
 
 
 def test_bf16_where_the_device_would_emulate_it_is_refused_and_auto_falls_back(monkeypatch):
     monkeypatch.setattr(config_module, "bf16_supported", lambda device: False)
-    with pytest.raises(train.ConfigError, match="precision=bf16: cpu has no native bfloat16.*precision=auto"):
-        train.load_config(None, TINY + ["precision=bf16", "device=cpu"])
+    with pytest.raises(training.ConfigError, match="precision=bf16: cpu has no native bfloat16.*precision=auto"):
+        training.load_config(None, TINY + ["precision=bf16", "device=cpu"])
     assert config_module.resolve_precision("auto", torch.device("cpu")) == "fp32"
     monkeypatch.setattr(config_module, "bf16_supported", lambda device: True)
     assert config_module.resolve_precision("auto", torch.device("cpu")) == "bf16"
@@ -102,7 +102,7 @@ def test_bf16_where_the_device_would_emulate_it_is_refused_and_auto_falls_back(m
 def test_a_bf16_run_is_reproducible_learns_and_plays_in_bf16_and_evaluates_in_float32(tmp_path, monkeypatch):
     # where the CPU lacks bf16 it is emulated: slow but the same arithmetic, enough for a tiny run
     monkeypatch.setattr(config_module, "bf16_supported", lambda device: True)
-    cfg = train.load_config(None, TINY + ["precision=bf16", "device=cpu"])
+    cfg = training.load_config(None, TINY + ["precision=bf16", "device=cpu"])
     played = []  # the trunk's precision each time the learner's seats were played
     real_act = PolicySide.act
 
@@ -111,9 +111,9 @@ def test_a_bf16_run_is_reproducible_learns_and_plays_in_bf16_and_evaluates_in_fl
         return real_act(side, *args)
 
     monkeypatch.setattr(PolicySide, "act", act)
-    a = train.train(cfg, run_dir=tmp_path / "a", progress=False)
+    a = training.train(cfg, run_dir=tmp_path / "a", progress=False)
     monkeypatch.setattr(PolicySide, "act", real_act)
-    b = train.train(cfg, run_dir=tmp_path / "b", progress=False)
+    b = training.train(cfg, run_dir=tmp_path / "b", progress=False)
     assert a.precision == "bf16"
     # the updates and the players computed in bf16 (the learner's seats only while they play)
     assert played and all(p == "bf16" for p, _ in played)
@@ -123,7 +123,7 @@ def test_a_bf16_run_is_reproducible_learns_and_plays_in_bf16_and_evaluates_in_fl
         assert torch.equal(p, b.net.state_dict()[name]), name
     data = load_checkpoint(tmp_path / "a" / "final.pt", "gin")
     assert data["counters"]["precision"] == "bf16"
-    fp32 = train.train(train.load_config(None, TINY + ["device=cpu"]), run_dir=tmp_path / "c", progress=False)
+    fp32 = training.train(training.load_config(None, TINY + ["device=cpu"]), run_dir=tmp_path / "c", progress=False)
     assert fp32.precision == "fp32" and fp32.net.trunk_dtype is None
     assert all(s.net.trunk_dtype is None for s in fp32.pool.snapshots)
     differs = any(not torch.equal(p, fp32.net.state_dict()[n]) for n, p in a.net.state_dict().items())

@@ -272,7 +272,7 @@ def test_training_with_expert_plan_keeps_the_expert_opponents_the_expert(tmp_pat
     must still play the expert baseline, whose preference the rollout hands the pool."""
     from pathlib import Path
 
-    from rummyrl import train
+    from rummyrl import training
     from rummyrl.training import pool
 
     seen = []
@@ -285,12 +285,12 @@ def test_training_with_expert_plan_keeps_the_expert_opponents_the_expert(tmp_pat
 
     monkeypatch.setattr(pool.OpponentPool, "act", spy)
     root = Path(__file__).resolve().parents[2]
-    cfg = train.load_config(root / "configs" / "rummy.yaml", [
+    cfg = training.load_config(root / "configs" / "rummy.yaml", [
         "name=plan", "net.features=expert_plan", "num_envs=32", "rollout_steps=128", "total_steps=16384",
         "minibatch_size=256", "net.hidden=16", "net.layers=1", "opponents.self_play=0", "opponents.snapshots=0",
         "opponents.simple=0", "opponents.expert=1", "eval.every_minutes=0", "eval.games=4", "eval.final_games=0",
         "checkpoint_every_minutes=0", "time_limit_minutes=0"])
-    train.train(cfg, run_dir=tmp_path / "plan", progress=False)
+    training.train(cfg, run_dir=tmp_path / "plan", progress=False)
     obs = np.concatenate([o for o, _, _ in seen])
     masks = np.concatenate([m for _, m, _ in seen])
     prior = np.concatenate([p for _, _, p in seen])

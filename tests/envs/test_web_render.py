@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import rummyrl.envs  # noqa: F401 (the Gymnasium ids)
-from rummyrl import games, records, train
+from rummyrl import games, records, training
 from rummyrl.agents.network import PolicyNet
 from rummyrl.cards import card_str
 from rummyrl.envs import gin_rummy_v0, rummy_v0
@@ -85,7 +85,7 @@ def test_render_html_of_a_batch_game():
 
 
 def test_trainings_final_report_writes_replayable_records(tmp_path):
-    cfg = train.load_config(str(ROOT / "configs" / "gin_rummy.yaml"),
+    cfg = training.load_config(str(ROOT / "configs" / "gin_rummy.yaml"),
                             ["net.hidden=16", "net.layers=1", "eval.final_games=4", "eval.opponents=[simple]"])
     net = PolicyNet(cfg.game, cfg.net)
     report_run(cfg, tmp_path, net=net)

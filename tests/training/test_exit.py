@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import evaluate, games, gin, melds, train
+from rummyrl import evaluate, games, gin, melds, training
 from rummyrl.agents import load_agent
 from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.agents.features import PRIOR_ILLEGAL
@@ -35,10 +35,10 @@ def positions(n=64, steps=9, seed=0):
 def test_a_tiny_expert_iteration_run_end_to_end(tmp_path):
     """Search data, distillation, checkpoint, evaluation: the records hold search's choices
     and their returns, the network moves towards them, the checkpoint plays."""
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT)
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT)
     assert cfg.algo == "exit" and cfg.episode == "hand"
     seen = []
-    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False, on_update=lambda t: seen.append(t.method.buffer.size))
+    tr = training.train(cfg, run_dir=tmp_path / "run", progress=False, on_update=lambda t: seen.append(t.method.buffer.size))
     assert tr.updates == 3 and seen[-1] > 0 and seen == sorted(seen)
     buf = tr.method.buffer.data
     n = tr.method.buffer.size
@@ -106,9 +106,9 @@ def test_record_values_keeps_search_values_beside_its_choice(tmp_path):
     """exit.record_values: every record keeps search's candidates and its mean value of each;
     its choice (the target) is among the candidates and, with z=0, the one of the best mean;
     the policy target stays its choice. A teacher without values is refused."""
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
                             TINY_EXIT + ["exit.record_values=true", "exit.teacher=search:worlds=2,topk=2,z=0"])
-    tr = train.train(cfg, run_dir=tmp_path / "values", progress=False)
+    tr = training.train(cfg, run_dir=tmp_path / "values", progress=False)
     n = tr.method.buffer.size
     d = tr.method.buffer.data
     assert n > 0 and "pi" not in d
@@ -118,8 +118,8 @@ def test_record_values_keeps_search_values_beside_its_choice(tmp_path):
     best = cand[searched, np.nanargmax(np.where(np.isfinite(q[searched]), q[searched], -np.inf), 1)]
     assert np.array_equal(target[searched], best)
     assert (cand[~searched, 0] == target[~searched]).all()  # one candidate: nothing to weigh
-    with pytest.raises(train.ConfigError, match="exit.record_values needs the action values of a search teacher"):
-        train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.record_values=true", "exit.teacher=expert"])
+    with pytest.raises(training.ConfigError, match="exit.record_values needs the action values of a search teacher"):
+        training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.record_values=true", "exit.teacher=expert"])
 
 
 def test_a_data_run_with_learn_false_leaves_the_network_as_it_started(tmp_path):
@@ -127,11 +127,11 @@ def test_a_data_run_with_learn_false_leaves_the_network_as_it_started(tmp_path):
     (the optimizer never steps); with learn=true the same run moves them."""
     same, stepped = {}, {}
     for learn in ("false", "true"):
-        cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [f"exit.learn={learn}"])
-        start = train.Trainer(cfg, tmp_path / "start")
+        cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [f"exit.learn={learn}"])
+        start = training.Trainer(cfg, tmp_path / "start")
         start.setup()
         seen = []
-        tr = train.train(cfg, run_dir=tmp_path / learn, progress=False, on_update=lambda t: seen.append(t.method.buffer.size))
+        tr = training.train(cfg, run_dir=tmp_path / learn, progress=False, on_update=lambda t: seen.append(t.method.buffer.size))
         assert tr.updates == 3 and seen[-1] > 0
         same[learn] = all(torch.equal(p, tr.net.state_dict()[k]) for k, p in start.net.state_dict().items())
         stepped[learn] = bool(tr.opt.state)
@@ -145,10 +145,10 @@ def test_with_exit_plays_network_the_teacher_labels_positions_it_does_not_choose
     obs = {}
     for plays in ("network", "teacher"):
         for teacher in ("simple", "random"):
-            cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
+            cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
                 f"exit.plays={plays}", f"exit.teacher={teacher}", "rollout_steps=120", "exit.buffer=100000",
                 "total_steps=1440"])  # one iteration: its data are made before any distillation
-            tr = train.train(cfg, run_dir=tmp_path / f"{plays}_{teacher}", progress=False)
+            tr = training.train(cfg, run_dir=tmp_path / f"{plays}_{teacher}", progress=False)
             n = tr.method.buffer.size
             obs[plays, teacher] = tr.method.buffer.data["obs"][:n].copy()
             target = tr.method.buffer.data["target"][:n]
@@ -158,8 +158,8 @@ def test_with_exit_plays_network_the_teacher_labels_positions_it_does_not_choose
     assert len(a) == len(b) > 100 and np.array_equal(a, b)
     c, d = obs["teacher", "simple"], obs["teacher", "random"]
     assert len(c) != len(d) or not np.array_equal(c, d)
-    with pytest.raises(train.ConfigError, match="exit.plays must be 'teacher' or 'network'"):
-        train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.plays=search"])
+    with pytest.raises(training.ConfigError, match="exit.plays must be 'teacher' or 'network'"):
+        training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.plays=search"])
 
 
 def test_q_gain_is_search_value_of_the_chosen_moves_minus_the_base_moves():
@@ -202,10 +202,10 @@ def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_pa
     values are refused for it."""
     from rummyrl.training import offline
 
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
         "exit.record_values=true", "exit.save_records=true", "rollout_steps=24", "total_steps=1152"])
-    train.train(cfg, run_dir=tmp_path / "run", progress=False)
-    fit_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
+    training.train(cfg, run_dir=tmp_path / "run", progress=False)
+    fit_cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
         "net.hidden=32", "learning_rate=0.003", "minibatch_size=64"])
     out = tmp_path / "fit.pt"
     rows = offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=4, valid_every=2,
@@ -245,17 +245,17 @@ def test_a_knock_phase_run_records_only_the_knock_decisions(tmp_path):
     from rummyrl.agents.split import draw_rows, knock_rows
 
     for phase, rows in (("knock", knock_rows), ("draw", draw_rows)):
-        cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
+        cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
                                 TINY_EXIT + [f"exit.phase={phase}", "rollout_steps=40", "total_steps=1440"])
-        tr = train.train(cfg, run_dir=tmp_path / phase, progress=False)
+        tr = training.train(cfg, run_dir=tmp_path / phase, progress=False)
         n = tr.method.buffer.size
         mask = tr.method.buffer.data["mask"][:n]
         assert n > 0 and rows("gin", mask).all(), f"{phase}: a recorded decision is not one of the phase's"
         assert mask[np.arange(n), tr.method.buffer.data["target"][:n]].all()
-    with pytest.raises(train.ConfigError, match="exit.phase=knock: knock decisions do not exist in Rummy"):
-        train.load_config(ROOT / "docs" / "research" / "configs" / "rummy_exit.yaml", ["exit.phase=knock"])
-    with pytest.raises(train.ConfigError, match="exit.phase=stock: stock decisions do not exist in Gin Rummy"):
-        train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.phase=stock"])
+    with pytest.raises(training.ConfigError, match="exit.phase=knock: knock decisions do not exist in Rummy"):
+        training.load_config(ROOT / "docs" / "research" / "configs" / "rummy_exit.yaml", ["exit.phase=knock"])
+    with pytest.raises(training.ConfigError, match="exit.phase=stock: stock decisions do not exist in Gin Rummy"):
+        training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.phase=stock"])
 
 
 def test_search_decide_reports_the_values_its_choice_came_from():
@@ -350,8 +350,8 @@ def test_engine_features_are_the_deadwood_arithmetic():
     (["algo=exit", "exit.phase=meld"], ["exit.phase", "meld"]),
 ])
 def test_config_errors_of_the_new_keys(override, words):
-    with pytest.raises(train.ConfigError) as e:
-        train.load_config(ROOT / "configs" / "gin_rummy.yaml", override)
+    with pytest.raises(training.ConfigError) as e:
+        training.load_config(ROOT / "configs" / "gin_rummy.yaml", override)
     for w in words:
         assert w in str(e.value)
 
@@ -359,7 +359,7 @@ def test_config_errors_of_the_new_keys(override, words):
 def test_evaluating_a_weak_policy_is_bounded():
     """Random against random runs to 85 hands a game on average; with eval.max_hands the
     periodic evaluation stops every game by that many hands (a draw)."""
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_plain.yaml", ["eval.max_hands=12"])
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_plain.yaml", ["eval.max_hands=12"])
     assert evaluate_rules(cfg)["max_hands"] == 12
     from rummyrl.agents import RandomAgent
 
@@ -379,10 +379,10 @@ def evaluate_rules(cfg):
 
 
 def test_rummy_expert_iteration_runs_and_its_checkpoint_plays(tmp_path):
-    cfg = train.load_config(ROOT / "docs" / "research" / "configs" / "rummy_exit.yaml",
+    cfg = training.load_config(ROOT / "docs" / "research" / "configs" / "rummy_exit.yaml",
                             TINY_EXIT + ["num_players=3", "exit.teacher=search:worlds=2,topk=2,horizon=60",
                                          "rules.stock_passes=2"])
-    tr = train.train(cfg, run_dir=tmp_path / "rummy", progress=False)
+    tr = training.train(cfg, run_dir=tmp_path / "rummy", progress=False)
     assert tr.updates == 3 and tr.method.buffer.size > 0
     teacher = tr.lanes.part.teacher
     assert teacher.config.stock_passes == 2 and teacher.config.num_players == 3  # the run's rules
@@ -401,16 +401,16 @@ def test_a_resumed_run_may_drop_an_opponent_its_games_in_progress_still_face(tmp
     from rummyrl.training.config import to_overrides
     from rummyrl.training.pool import opponent_kinds
 
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml",
                             TINY_EXIT + ["total_steps=144", "opponents.random=1", "opponents.self_play=0"])
-    train.train(cfg, run_dir=tmp_path / "mix", progress=False)
+    training.train(cfg, run_dir=tmp_path / "mix", progress=False)
     data = load_checkpoint(tmp_path / "mix" / "last.pt", "gin")
     kinds = set(data["lanes"]["kind"].tolist())
     names = opponent_kinds(cfg.opponents)
     assert {names.index("simple"), names.index("random")} <= kinds  # 12 lanes, three kinds: both are mid-game
-    later = train.load_config(None, to_overrides(data["train_config"]) + [
+    later = training.load_config(None, to_overrides(data["train_config"]) + [
         "opponents.simple=0", "opponents.random=0", "opponents.self_play=1", "total_steps=432"])
-    tr = train.train(later, run_dir=tmp_path / "mix", resume=data, progress=False)
+    tr = training.train(later, run_dir=tmp_path / "mix", resume=data, progress=False)
     assert tr.updates == 3 and tr.method.buffer.size > 0
 
 
@@ -418,11 +418,11 @@ def test_ppo_fine_tuning_continues_an_expert_iteration_checkpoint(tmp_path):
     """``train.py --resume EXIT_CHECKPOINT algo=ppo``: the distilled network goes on with PPO."""
     from rummyrl.training.config import to_overrides
 
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + ["total_steps=144"])
-    tr = train.train(cfg, run_dir=tmp_path / "exit", progress=False)
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + ["total_steps=144"])
+    tr = training.train(cfg, run_dir=tmp_path / "exit", progress=False)
     data = load_checkpoint(tmp_path / "exit" / "last.pt", "gin")
-    ppo = train.load_config(None, to_overrides(data["train_config"]) + ["algo=ppo", "total_steps=288"])
-    tuned = train.train(ppo, run_dir=tmp_path / "exit", resume=data, progress=False)
+    ppo = training.load_config(None, to_overrides(data["train_config"]) + ["algo=ppo", "total_steps=288"])
+    tuned = training.train(ppo, run_dir=tmp_path / "exit", resume=data, progress=False)
     assert tuned.updates == tr.updates + 1
     before = data["model"]
     after = tuned.net.state_dict()
@@ -435,10 +435,10 @@ def test_saved_search_records_distil_again_offline(tmp_path):
     the checkpoint it keeps is the best epoch and plays."""
     from rummyrl.training import offline
 
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + [
         "exit.teacher=simple", "exit.save_records=true", "exit.buffer=100000", "rollout_steps=24",
         "total_steps=2304", "net.prior_scale=0", "net.features=engine"])
-    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False)
+    tr = training.train(cfg, run_dir=tmp_path / "run", progress=False)
     files = sorted((tmp_path / "run" / "records").glob("records_*.npz"))
     assert len(files) >= 4 and not list((tmp_path / "run" / "records").glob(".*"))  # no partial files
     rec = exit_mod.load_records(tmp_path / "run" / "records")
@@ -451,7 +451,7 @@ def test_saved_search_records_distil_again_offline(tmp_path):
     assert len(exit_mod.load_records(tmp_path / "run" / "records")["target"]) == len(rec["target"]) + 3
     again.unlink()
 
-    fit_cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
+    fit_cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [
         "net.prior_scale=0", "net.features=engine", "net.hidden=64", "learning_rate=0.003", "minibatch_size=64"])
     out = tmp_path / "fit.pt"
     rows = offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=12, valid_every=4, log=lambda *_: None,

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import train
+from rummyrl import training
 from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.training import methods
 from rummyrl.training.methods import Update
@@ -94,19 +94,19 @@ def counting(monkeypatch):
 
 
 def test_a_method_registered_in_one_line_trains_logs_and_resumes_exactly(tmp_path, counting, monkeypatch):
-    cfg = train.load_config(None, counting)
+    cfg = training.load_config(None, counting)
     logged = []
     from rummyrl.training import loop
     real = loop._log_update
     monkeypatch.setattr(loop, "_log_update", lambda w, tr, u: (logged.append(dict(u.stats)), real(w, tr, u)))
-    whole = train.train(cfg, run_dir=tmp_path / "whole", progress=False)
+    whole = training.train(cfg, run_dir=tmp_path / "whole", progress=False)
     assert whole.updates == 3 and isinstance(whole.method, Counting) and whole.method.closed
     part = whole.lanes.part
     # every decision of the learner's rows was the method's: per update at least one per lane
     # (the learner holds a seat in every game) and never more than every row of every step
     assert whole.method.total == part.decisions and 3 * cfg.num_envs <= part.decisions <= 3 * cfg.num_envs * 8
     assert [x["decisions"] for x in logged] and sum(x["decisions"] for x in logged) == whole.method.total
-    fresh = train.Trainer(cfg, tmp_path / "fresh")
+    fresh = training.Trainer(cfg, tmp_path / "fresh")
     fresh.setup()
     for name, p in fresh.net.state_dict().items():  # it learns nothing: the seed's weights
         assert torch.equal(p, whole.net.state_dict()[name]), name
@@ -114,8 +114,8 @@ def test_a_method_registered_in_one_line_trains_logs_and_resumes_exactly(tmp_pat
     assert data["counting_total"] == whole.method.total
     assert data["lanes"]["counting"] == {"decisions": part.decisions, "ended": part.ended}
     # stopped after one update and resumed: the same games, the same counts
-    train.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
-    resumed = train.train(cfg, run_dir=tmp_path / "split", resume=load_checkpoint(tmp_path / "split" / "last.pt", "gin"),
+    training.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
+    resumed = training.train(cfg, run_dir=tmp_path / "split", resume=load_checkpoint(tmp_path / "split" / "last.pt", "gin"),
                           progress=False)
     assert resumed.updates == 3 and resumed.method.total == whole.method.total
     assert (resumed.lanes.part.decisions, resumed.lanes.part.ended) == (part.decisions, part.ended)
@@ -125,5 +125,5 @@ def test_a_method_registered_in_one_line_trains_logs_and_resumes_exactly(tmp_pat
 def test_the_registry_names_every_method_and_refuses_others():
     assert methods.names() == ["ppo", "exit"]
     assert methods.get("ppo").section == "losses" and methods.get("exit").section == "exit"
-    with pytest.raises(train.ConfigError, match=r"algo must be one of \['ppo', 'exit'\], got 'a2c'"):
-        train.load_config(None, TINY + ["algo=a2c"])
+    with pytest.raises(training.ConfigError, match=r"algo must be one of \['ppo', 'exit'\], got 'a2c'"):
+        training.load_config(None, TINY + ["algo=a2c"])

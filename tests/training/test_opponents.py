@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import games, train
+from rummyrl import games, training
 from rummyrl.agents import load_agent
 from rummyrl.agents.checkpoint import load_checkpoint, pretrained_path
 from rummyrl.training.config import ConfigError
 from rummyrl.training.pool import SELF, OpponentPool, opponent_kinds
+from rummyrl.training.config import to_overrides
 from tiny_runs import TINY, only  # noqa: E402  (tests/ is on sys.path)
 
 def test_the_pool_draws_each_spec_with_its_weight_and_plays_its_moves():
@@ -22,7 +23,7 @@ def test_the_pool_draws_each_spec_with_its_weight_and_plays_its_moves():
     (a binomial test), and the rows of each kind get exactly the moves that agent, built by
     load_agent with the pool's seed, plays on them."""
     ckpt = str(pretrained_path("gin", "pretrained"))
-    cfg = train.load_config(None, only((ckpt, 1), ("expert:lookahead=4", 3)))
+    cfg = training.load_config(None, only((ckpt, 1), ("expert:lookahead=4", 3)))
     pool = OpponentPool(cfg, np.random.default_rng(5))
     assert pool.kinds[-2:] == [ckpt, "expert:lookahead=4"]
     kind, _ = pool.draw(4000)
@@ -47,16 +48,16 @@ def test_a_run_against_a_spec_plays_only_it_and_resumes_exactly(game, spec, tmp_
     """A tiny run whose only opponent is ``spec``: every game it finishes was against that
     agent, and stopped after one update then resumed it ends with the weights, games in
     progress and agent generators of the uninterrupted run."""
-    cfg = train.load_config(None, only((spec, 1)) + [f"game={game}", "eval.games=2", "eval.final_games=0"])
-    whole = train.train(cfg, run_dir=tmp_path / "whole", progress=False)
+    cfg = training.load_config(None, only((spec, 1)) + [f"game={game}", "eval.games=2", "eval.final_games=0"])
+    whole = training.train(cfg, run_dir=tmp_path / "whole", progress=False)
     k = whole.pool.kinds.index(spec)
     assert set(np.unique(whole.lanes.kind)) == {k} and k in whole.pool.baselines
     assert whole.pool.baselines[k].name == load_agent(spec, game=game).name
-    first = train.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
+    first = training.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
     assert first.updates == 1
     data = load_checkpoint(tmp_path / "split" / "last.pt", game)
     assert data["train_config"]["opponents"][spec] == 1.0
-    resumed = train.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
+    resumed = training.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
     assert resumed.global_step == whole.global_step
     for name, p in whole.net.state_dict().items():
         assert torch.allclose(p, resumed.net.state_dict()[name], atol=1e-6, rtol=0), name
@@ -68,9 +69,9 @@ def test_a_run_against_a_spec_plays_only_it_and_resumes_exactly(game, spec, tmp_
 
 def test_eval_opponents_take_any_spec_and_best_by_names_one(tmp_path):
     ckpt = str(pretrained_path("gin", "pretrained-plain"))
-    cfg = train.load_config(None, TINY + [f"eval.opponents=[simple, '{ckpt}']", f"eval.best_by={ckpt}",
+    cfg = training.load_config(None, TINY + [f"eval.opponents=[simple, '{ckpt}']", f"eval.best_by={ckpt}",
                                           "eval.games=2", "eval.every_minutes=0.0001"])
-    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False)
+    tr = training.train(cfg, run_dir=tmp_path / "run", progress=False)
     assert set(tr.last_eval["win_rate"]) == {"simple", "pretrained/gin-plain"}
     assert tr.best_score == max(tr.best_score, tr.last_eval["score"])
     assert tr.last_eval["score"] == tr.last_eval["win_rate"]["pretrained/gin-plain"]
@@ -86,7 +87,7 @@ def test_eval_opponents_take_any_spec_and_best_by_names_one(tmp_path):
 ])
 def test_a_spec_that_builds_no_agent_is_a_one_line_error(override, words):
     with pytest.raises(ConfigError) as e:
-        train.load_config(None, TINY + [override])
+        training.load_config(None, TINY + [override])
     msg = str(e.value)
     assert "\n" not in msg and all(w in msg for w in words), msg
 
@@ -94,11 +95,11 @@ def test_a_spec_that_builds_no_agent_is_a_one_line_error(override, words):
 def test_kinds_keep_the_named_defaults_first_and_overrides_round_trip():
     """A config naming an agent spec draws the named kinds as before (their order does not
     depend on which a config names), and its saved form loads back to the same weights."""
-    cfg = train.load_config(None, ["opponents={'expert:lookahead=4': 0.5, simple: 0.1}"])
+    cfg = training.load_config(None, ["opponents={'expert:lookahead=4': 0.5, simple: 0.1}"])
     assert opponent_kinds(cfg.opponents) == ["self_play", "snapshots", "simple", "expert", "random",
                                              "expert:lookahead=4"]
     assert cfg.opponents["self_play"] == 0.4 and cfg.opponents["simple"] == 0.1  # defaults kept, one changed
     import dataclasses
-    again = train.load_config(None, train.to_overrides(dataclasses.asdict(cfg)))
+    again = training.load_config(None, to_overrides(dataclasses.asdict(cfg)))
     assert again.opponents == cfg.opponents and list(again.opponents) == list(cfg.opponents)
     assert OpponentPool(cfg, np.random.default_rng(0)).kinds.index("self_play") == SELF

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import train
+from rummyrl import training
 from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.training.state import pack_arrays, unpack_arrays
 
@@ -23,31 +23,31 @@ def same_weights(a, b) -> bool:
 
 
 def test_an_overlapped_run_is_reproducible_and_resumes_exactly(tmp_path):
-    cfg = train.load_config(None, OVERLAP)
-    whole = train.train(cfg, run_dir=tmp_path / "whole", progress=False)
-    again = train.train(cfg, run_dir=tmp_path / "again", progress=False)
+    cfg = training.load_config(None, OVERLAP)
+    whole = training.train(cfg, run_dir=tmp_path / "whole", progress=False)
+    again = training.train(cfg, run_dir=tmp_path / "again", progress=False)
     assert whole.updates == 3 and same_weights(whole, again)
-    first = train.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
+    first = training.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
     assert first.updates == 1
     data = load_checkpoint(tmp_path / "split" / "last.pt", "gin")
     assert "pending" in data  # the rollout played by the old weights, not yet learned from
     assert "pending" not in load_checkpoint(tmp_path / "whole" / "final.pt", "gin")
-    resumed = train.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
+    resumed = training.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
     assert resumed.updates == 3 and resumed.global_step == whole.global_step
     assert same_weights(whole, resumed)
     assert np.array_equal(whole.lanes.env.state.hands, resumed.lanes.env.state.hands)
 
 
 def test_the_learner_is_exactly_one_update_behind_the_players(tmp_path):
-    seq_cfg = train.load_config(None, TINY + ["torch_threads=1"])
-    ov_cfg = train.load_config(None, OVERLAP + ["torch_threads=1"])
+    seq_cfg = training.load_config(None, TINY + ["torch_threads=1"])
+    ov_cfg = training.load_config(None, OVERLAP + ["torch_threads=1"])
     # the first update learns from the same first rollout, played by the same start
-    seq1 = train.train(seq_cfg, run_dir=tmp_path / "s1", max_updates=1, progress=False)
-    ov1 = train.train(ov_cfg, run_dir=tmp_path / "o1", max_updates=1, progress=False)
+    seq1 = training.train(seq_cfg, run_dir=tmp_path / "s1", max_updates=1, progress=False)
+    ov1 = training.train(ov_cfg, run_dir=tmp_path / "o1", max_updates=1, progress=False)
     assert same_weights(seq1, ov1)
     # the second learns from a rollout the start played (sequential: the first update did)
-    seq2 = train.train(seq_cfg, run_dir=tmp_path / "s2", max_updates=2, progress=False)
-    ov2 = train.train(ov_cfg, run_dir=tmp_path / "o2", max_updates=2, progress=False)
+    seq2 = training.train(seq_cfg, run_dir=tmp_path / "s2", max_updates=2, progress=False)
+    ov2 = training.train(ov_cfg, run_dir=tmp_path / "o2", max_updates=2, progress=False)
     assert not same_weights(seq2, ov2)
 
 
@@ -56,8 +56,8 @@ def test_the_learner_is_exactly_one_update_behind_the_players(tmp_path):
     ("workers=2", "needs workers: 0, got workers: 2"),
 ])
 def test_overlap_where_it_cannot_run_names_why(override, words):
-    with pytest.raises(train.ConfigError, match=words):
-        train.load_config(None, OVERLAP + [override])
+    with pytest.raises(training.ConfigError, match=words):
+        training.load_config(None, OVERLAP + [override])
 
 
 def test_packed_arrays_come_back_bit_for_bit():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import engine_features, games, gin, melds, rummy, train
+from rummyrl import engine_features, games, gin, melds, rummy, training
 from rummyrl.agents import load_agent
 from rummyrl.agents.checkpoint import pretrained_path
 from rummyrl.agents.features import action_features
@@ -47,10 +47,10 @@ def _forbid_the_expert(monkeypatch):
 
 @pytest.mark.parametrize("config", PLAIN)
 def test_a_plain_run_never_consults_the_expert_and_its_pool_never_holds_it(config, monkeypatch, tmp_path):
-    cfg = train.load_config(ROOT / "configs" / config, TINY)
+    cfg = training.load_config(ROOT / "configs" / config, TINY)
     assert not cfg.net.uses_expert and cfg.net.prior_scale == 0 and cfg.opponents["expert"] == 0
     _forbid_the_expert(monkeypatch)
-    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False)
+    tr = training.train(cfg, run_dir=tmp_path / "run", progress=False)
     assert tr.updates >= 2 and (tmp_path / "run" / "final.pt").is_file()
     assert tr.pool.expert not in tr.pool.baselines and tr.pool.kinds[tr.pool.expert] == "expert"
     agent = load_agent(str(tmp_path / "run" / "final.pt"), game=cfg.game)
@@ -58,7 +58,7 @@ def test_a_plain_run_never_consults_the_expert_and_its_pool_never_holds_it(confi
 
 
 def test_pure_self_play_draws_only_itself_and_its_snapshots(tmp_path):
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", TINY + ["total_steps=4096"])
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", TINY + ["total_steps=4096"])
     assert {k: cfg.opponents[k] for k in ("simple", "expert", "random")} == {
         "simple": 0.0, "expert": 0.0, "random": 0.0}
     drawn, counted = [], []
@@ -67,7 +67,7 @@ def test_pure_self_play_draws_only_itself_and_its_snapshots(tmp_path):
         drawn.append(t.lanes.kind.copy())
         counted.append(sum(games for _, games in t.pool.record))
 
-    tr = train.train(cfg, run_dir=tmp_path / "run", progress=False, max_updates=32, on_update=look)
+    tr = training.train(cfg, run_dir=tmp_path / "run", progress=False, max_updates=32, on_update=look)
     assert tr.pool.baselines == {}  # not one rule agent was even made
     kinds = np.unique(np.concatenate(drawn))
     assert set(kinds) <= {SELF, SNAPSHOT} and SNAPSHOT in kinds
@@ -285,7 +285,7 @@ def test_the_plain_recipe_makes_a_plain_network_in_one_command(tmp_path):
 def test_pfsp_draws_the_snapshots_the_learner_beats_least_and_keeps_its_counts(tmp_path):
     from rummyrl.training.pool import OpponentPool
     from rummyrl.agents.network import NetConfig, PolicyNet
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", TINY + ["pool_size=3"])
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", TINY + ["pool_size=3"])
     assert cfg.snapshot_sampling == "pfsp"
     pool = OpponentPool(cfg, np.random.default_rng(0))
     net = PolicyNet("gin", NetConfig(hidden=8, layers=1, prior_scale=0.0, features="engine"))
@@ -306,8 +306,8 @@ def test_pfsp_draws_the_snapshots_the_learner_beats_least_and_keeps_its_counts(t
         again.add_snapshot(net)
     again.load_state_dict(pool.state_dict())
     assert again.record == pool.record
-    with pytest.raises(train.ConfigError, match="snapshot_sampling"):
-        train.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", ["snapshot_sampling=best"])
+    with pytest.raises(training.ConfigError, match="snapshot_sampling"):
+        training.load_config(ROOT / "configs" / "gin_rummy_selfplay.yaml", ["snapshot_sampling=best"])
 
 
 @pytest.mark.parametrize("game", ["gin", "rummy"])

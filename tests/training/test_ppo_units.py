@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import train
+from rummyrl import training
 from rummyrl.training.ppo import clipped_surrogate
 from rummyrl.training.rollout import Rollout, gae
 
@@ -43,7 +43,7 @@ def test_gae_along_a_seats_own_decisions_across_rollouts_matches_its_definition(
     the first rollout after its successor (or its game's end) is known, with the advantage
     and return of the definition."""
     lanes, steps, rollouts, gamma, lam = 6, 8, 4, 0.9, 0.8
-    cfg = train.load_config(None, [f"num_envs={lanes}", f"rollout_steps={steps}"])
+    cfg = training.load_config(None, [f"num_envs={lanes}", f"rollout_steps={steps}"])
     seats = cfg.num_players
     ro = Rollout(cfg)
     rng = np.random.default_rng(seed)

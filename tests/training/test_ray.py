@@ -28,7 +28,7 @@ ray = pytest.importorskip("ray")
 
 import torch  # noqa: E402
 
-from rummyrl import evaluate, train  # noqa: E402
+from rummyrl import evaluate, training# noqa: E402
 from rummyrl.agents.checkpoint import load_checkpoint  # noqa: E402
 from rummyrl.agents.checkpoint import pretrained_path  # noqa: E402
 from tiny_runs import NONE, TINY_EXIT  # noqa: E402
@@ -46,7 +46,7 @@ def whole_run(ray_session, tmp_path_factory):
     """A whole tiny run with 2 workers: its folder, weights and step count."""
     run = tmp_path_factory.mktemp("ray_whole")
     nodes = []
-    tr = train.train(train.load_config(None, TINY), run_dir=run, progress=False,
+    tr = training.train(training.load_config(None, TINY), run_dir=run, progress=False,
                      on_update=lambda t: nodes.append([i["pid"] for i in t.workers.info]))
     return {"dir": run, "weights": {k: v.clone() for k, v in tr.net.state_dict().items()},
             "global_step": tr.global_step, "updates": tr.updates, "pids": nodes[-1]}
@@ -70,17 +70,17 @@ def test_two_workers_train_and_evaluate_loads_the_checkpoint(whole_run, tmp_path
 
 
 def test_resume_with_workers_continues_exactly(whole_run, tmp_path):
-    cfg = train.load_config(None, TINY)
-    first = train.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
+    cfg = training.load_config(None, TINY)
+    first = training.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
     assert first.updates == 1
     data = load_checkpoint(tmp_path / "split" / "last.pt", "gin")
-    resumed = train.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
+    resumed = training.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
     assert resumed.updates == 3 and resumed.global_step == whole_run["global_step"]
     for name, p in whole_run["weights"].items():  # same seed, same workers: the same run
         assert torch.equal(p, resumed.net.state_dict()[name]), name
     # the same checkpoint continues in process too (its lanes then start afresh)
-    cfg0 = train.load_config(None, TINY + ["workers=0", "total_steps=512"])
-    inproc = train.train(cfg0, run_dir=tmp_path / "inproc", resume=data, progress=False)
+    cfg0 = training.load_config(None, TINY + ["workers=0", "total_steps=512"])
+    inproc = training.train(cfg0, run_dir=tmp_path / "inproc", resume=data, progress=False)
     assert inproc.updates == 4 and (tmp_path / "inproc" / "final.pt").is_file()
 
 
@@ -88,13 +88,13 @@ def test_workers_play_any_agent_spec_and_resume_exactly(ray_session, tmp_path):
     """opponents: a checkpoint path and a name with options, on two workers: the run plays,
     and stopped after one update then resumed it ends with the uninterrupted run's weights."""
     ckpt = str(pretrained_path("gin", "pretrained"))
-    cfg = train.load_config(None, TINY + [f"opponents={{'{ckpt}': 1, 'expert:lookahead=4': 1}}", *NONE])
+    cfg = training.load_config(None, TINY + [f"opponents={{'{ckpt}': 1, 'expert:lookahead=4': 1}}", *NONE])
     assert {k for k, w in cfg.opponents.items() if w} == {ckpt, "expert:lookahead=4"}
-    whole = train.train(cfg, run_dir=tmp_path / "whole", progress=False)
-    first = train.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
+    whole = training.train(cfg, run_dir=tmp_path / "whole", progress=False)
+    first = training.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
     assert first.updates == 1
     data = load_checkpoint(tmp_path / "split" / "last.pt", "gin")
-    resumed = train.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
+    resumed = training.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
     assert resumed.global_step == whole.global_step == 384
     for name, p in whole.net.state_dict().items():
         assert torch.equal(p, resumed.net.state_dict()[name]), name
@@ -109,8 +109,8 @@ def test_a_killed_worker_is_replaced_and_the_run_finishes(ray_session, tmp_path)
             ray.kill(tr.workers.handles[0])  # gone for good: the learner must start a new actor
         seen["restarts"], seen["after"] = tr.workers.restarts, tr.workers.info[0]
 
-    cfg = train.load_config(None, TINY + ["total_steps=512"])
-    tr = train.train(cfg, run_dir=tmp_path / "kill", progress=False, on_update=kill_one)
+    cfg = training.load_config(None, TINY + ["total_steps=512"])
+    tr = training.train(cfg, run_dir=tmp_path / "kill", progress=False, on_update=kill_one)
     assert tr.updates == 4 and (tmp_path / "kill" / "final.pt").is_file()
     assert seen["restarts"] == 1
     assert seen["after"]["generation"] == 1 and seen["after"]["pid"] != seen["pid"]
@@ -122,8 +122,8 @@ def test_expert_iteration_makes_its_search_data_on_two_workers(ray_session, tmp_
     """algo: exit with workers=2: each actor's teacher plays its share of the lanes, the
     learner distils the records of both, and the same seed gives the same network."""
 
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + ["workers=2"])
-    runs = [train.train(cfg, run_dir=tmp_path / name, progress=False) for name in ("a", "b")]
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", TINY_EXIT + ["workers=2"])
+    runs = [training.train(cfg, run_dir=tmp_path / name, progress=False) for name in ("a", "b")]
     tr = runs[0]
     assert tr.updates == 3 and tr.method.buffer.size > 0
     buf, n = tr.method.buffer.data, tr.method.buffer.size
@@ -188,15 +188,15 @@ def test_ctrl_c_in_a_terminal_saves_the_workers_games(tmp_path):
 CLUSTER = textwrap.dedent('''
     import json, sys
     from ray.cluster_utils import Cluster
-    from rummyrl import evaluate, train
+    from rummyrl import evaluate, training
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     cluster.add_node(num_cpus=1)
     cluster.wait_for_nodes()
     try:
-        cfg = train.load_config(None, sys.argv[2:] + [f"ray_address={cluster.address}"])
+        cfg = training.load_config(None, sys.argv[2:] + [f"ray_address={cluster.address}"])
         nodes = []
-        tr = train.train(cfg, run_dir=sys.argv[1], progress=False,
+        tr = training.train(cfg, run_dir=sys.argv[1], progress=False,
                          on_update=lambda t: nodes.append([i["node"] for i in t.workers.info]))
         t = evaluate.run_tournament(["expert", "simple"], games=16, chunk=4, show_progress=False, workers=2,
                                     ray_address=cluster.address)

@@ -12,13 +12,18 @@ import numpy as np
 import pytest
 import torch
 
-from rummyrl import train
+from rummyrl import training
 from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.agents.features import expert_prior
 from rummyrl.agents.network import NetConfig, PolicyNet, masked_entropy
 from rummyrl.agents.neural import NeuralAgent, sample_actions
 from rummyrl import gin
 from rummyrl.random_play import random_actions
+from rummyrl.training.cli import main
+from rummyrl.training.config import to_overrides, upgrade
+from rummyrl.training.evaluation import FINAL_EVAL_SEED
+from rummyrl.training.lanes import Lanes
+from rummyrl.training.ppo import ppo_update
 
 from tiny_runs import TINY  # noqa: E402  (tests/ is on sys.path)
 
@@ -67,15 +72,15 @@ def test_smoke_run_of_the_script_then_evaluate_loads_its_checkpoint(tmp_path):
 
 
 def test_resume_continues_exactly_like_an_uninterrupted_run(tmp_path):
-    cfg = train.load_config(None, TINY)
-    whole = train.train(cfg, run_dir=tmp_path / "whole", progress=False)
+    cfg = training.load_config(None, TINY)
+    whole = training.train(cfg, run_dir=tmp_path / "whole", progress=False)
     assert whole.updates == 3
-    first = train.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
+    first = training.train(cfg, run_dir=tmp_path / "split", max_updates=1, progress=False)
     assert first.updates == 1
     data = load_checkpoint(tmp_path / "split" / "last.pt", "gin")
-    resumed = train.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
+    resumed = training.train(cfg, run_dir=tmp_path / "split", resume=data, progress=False)
     assert resumed.updates == 3 and resumed.global_step == whole.global_step
-    fresh = train.Trainer(cfg, tmp_path / "fresh")
+    fresh = training.Trainer(cfg, tmp_path / "fresh")
     fresh.setup()  # the same seed: the weights both runs started from
     start = fresh.net.state_dict()
     a, b = whole.net.state_dict(), resumed.net.state_dict()
@@ -91,43 +96,43 @@ def test_init_starts_a_run_from_another_checkpoints_network(tmp_path):
     """init=CKPT: the run's first weights are that checkpoint's network (here a run's
     after one update, not the seed's fresh ones) and its optimizer starts afresh; a
     network of another shape, or another game, is refused naming what differs."""
-    cfg = train.load_config(None, TINY)
-    first = train.train(cfg, run_dir=tmp_path / "a", max_updates=1, progress=False)
+    cfg = training.load_config(None, TINY)
+    first = training.train(cfg, run_dir=tmp_path / "a", max_updates=1, progress=False)
     trained = first.net.state_dict()
-    started = train.Trainer(train.load_config(None, TINY + [f"init={tmp_path / 'a' / 'last.pt'}"]), tmp_path / "b")
+    started = training.Trainer(training.load_config(None, TINY + [f"init={tmp_path / 'a' / 'last.pt'}"]), tmp_path / "b")
     started.setup()
-    fresh = train.Trainer(cfg, tmp_path / "c")
+    fresh = training.Trainer(cfg, tmp_path / "c")
     fresh.setup()
     for name, p in started.net.state_dict().items():
         assert torch.equal(p, trained[name]), name
     assert any(not torch.equal(p, trained[k]) for k, p in fresh.net.state_dict().items())
     assert not started.opt.state  # the optimizer is new: init is not --resume
-    wider = train.load_config(None, TINY + ["net.hidden=48", f"init={tmp_path / 'a' / 'last.pt'}"])
-    with pytest.raises(train.ConfigError, match=r"net.hidden \(\d+ there, 48 here\)"):
-        train.Trainer(wider, tmp_path / "d").setup()
+    wider = training.load_config(None, TINY + ["net.hidden=48", f"init={tmp_path / 'a' / 'last.pt'}"])
+    with pytest.raises(training.ConfigError, match=r"net.hidden \(\d+ there, 48 here\)"):
+        training.Trainer(wider, tmp_path / "d").setup()
     argv = ["--run-dir", str(tmp_path / "d"), *TINY, "net.hidden=48", f"init={tmp_path / 'a' / 'last.pt'}"]
-    assert train.main(argv) == 2  # the command line says so in one line, no traceback
+    assert main(argv) == 2  # the command line says so in one line, no traceback
     # a run started with init resumes from its own checkpoint, also when the init file is gone
-    run = train.train(train.load_config(None, TINY + [f"init={tmp_path / 'a' / 'last.pt'}"]), run_dir=tmp_path / "f",
+    run = training.train(training.load_config(None, TINY + [f"init={tmp_path / 'a' / 'last.pt'}"]), run_dir=tmp_path / "f",
                       max_updates=1, progress=False)
     (tmp_path / "a" / "last.pt").rename(tmp_path / "a" / "moved.pt")
-    again = train.train(run.cfg, run_dir=tmp_path / "f", resume=load_checkpoint(tmp_path / "f" / "last.pt", "gin"),
+    again = training.train(run.cfg, run_dir=tmp_path / "f", resume=load_checkpoint(tmp_path / "f" / "last.pt", "gin"),
                         max_updates=1, progress=False)
     assert again.updates == 2
     (tmp_path / "a" / "moved.pt").rename(tmp_path / "a" / "last.pt")
-    rummy = train.load_config(None, TINY + ["game=rummy", "num_players=4", f"init={tmp_path / 'a' / 'last.pt'}"])
-    with pytest.raises(train.ConfigError, match="init: .*trained for 'gin'"):
-        train.Trainer(rummy, tmp_path / "e").setup()
+    rummy = training.load_config(None, TINY + ["game=rummy", "num_players=4", f"init={tmp_path / 'a' / 'last.pt'}"])
+    with pytest.raises(training.ConfigError, match="init: .*trained for 'gin'"):
+        training.Trainer(rummy, tmp_path / "e").setup()
 
 
 def test_resume_with_another_number_of_lanes_starts_the_games_afresh(tmp_path, capsys):
     """num_envs changed on --resume: the network, optimizer and counters continue; the
     saved games do not fit the new lanes, so these start afresh, and it says so."""
-    cfg = train.load_config(None, TINY)
-    first = train.train(cfg, run_dir=tmp_path / "a", max_updates=1, progress=False)
+    cfg = training.load_config(None, TINY)
+    first = training.train(cfg, run_dir=tmp_path / "a", max_updates=1, progress=False)
     data = load_checkpoint(tmp_path / "a" / "last.pt", "gin")
-    wider = train.load_config(None, TINY + ["num_envs=24", "total_steps=512"])
-    resumed = train.train(wider, run_dir=tmp_path / "b", resume=data, max_updates=1, progress=False)
+    wider = training.load_config(None, TINY + ["num_envs=24", "total_steps=512"])
+    resumed = training.train(wider, run_dir=tmp_path / "b", resume=data, max_updates=1, progress=False)
     assert "16 game lanes" in capsys.readouterr().err
     assert resumed.updates == 2 and resumed.global_step == first.global_step + 8 * 24
     assert resumed.lanes.env.state.hands.shape[0] == 24 and len(resumed.lanes.kind) == 24
@@ -194,8 +199,8 @@ def test_masked_logits_carry_no_probability_and_finite_entropy():
     (["eval.every_minutes=-2"], ["eval.every_minutes", ">= 0"]),
 ])
 def test_config_errors_name_the_key(override, words):
-    with pytest.raises(train.ConfigError) as e:
-        train.load_config(ROOT / "configs" / "gin_rummy.yaml", override)
+    with pytest.raises(training.ConfigError) as e:
+        training.load_config(ROOT / "configs" / "gin_rummy.yaml", override)
     for w in words:
         assert w in str(e.value)
 
@@ -208,7 +213,7 @@ def test_best_checkpoint_is_chosen_by_eval_best_by(best_by, tmp_path):
 
     from rummyrl.training.evaluation import periodic_eval
 
-    cfg = train.load_config(None, [f"eval.best_by={best_by}", "eval.games=20", "eval.unit=hand"])
+    cfg = training.load_config(None, [f"eval.best_by={best_by}", "eval.games=20", "eval.unit=hand"])
     net = PolicyNet("gin", NetConfig(hidden=16, layers=1, prior_scale=2.0))
     saved, logged = [], {}
     writer = SimpleNamespace(add_scalar=lambda tag, v, step: logged.__setitem__(tag, v), flush=lambda: None)
@@ -225,16 +230,16 @@ def test_best_checkpoint_is_chosen_by_eval_best_by(best_by, tmp_path):
 
 
 def test_config_file_errors(tmp_path):
-    with pytest.raises(train.ConfigError, match="does not exist"):
-        train.load_config(tmp_path / "nope.yaml")
+    with pytest.raises(training.ConfigError, match="does not exist"):
+        training.load_config(tmp_path / "nope.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("net: [1, 2\n")
-    with pytest.raises(train.ConfigError, match="not valid YAML"):
-        train.load_config(bad)
+    with pytest.raises(training.ConfigError, match="not valid YAML"):
+        training.load_config(bad)
     listy = tmp_path / "list.yaml"
     listy.write_text("- 1\n- 2\n")
-    with pytest.raises(train.ConfigError, match="mapping"):
-        train.load_config(listy)
+    with pytest.raises(training.ConfigError, match="mapping"):
+        training.load_config(listy)
 
 
 def test_every_shipped_config_loads_and_cli_rejects_bad_keys():
@@ -242,13 +247,13 @@ def test_every_shipped_config_loads_and_cli_rejects_bad_keys():
     paths = sorted((ROOT / "configs").glob("*.yaml")) + sorted((ROOT / "docs" / "research" / "configs").glob("*.yaml"))
     assert len(paths) >= 8
     for path in paths:
-        cfg = train.load_config(path)
+        cfg = training.load_config(path)
         assert cfg.name and cfg.total_steps > 0
     recipes = sorted((ROOT / "configs" / "recipes").glob("*.yaml"))
     assert [p.name for p in recipes] == ["gin_plain.yaml", "gin_pretrained.yaml", "rummy_pretrained.yaml"]
     for path in recipes:
-        assert train.is_recipe(path) and not train.is_recipe(ROOT / "configs" / "gin_rummy.yaml")
-        assert train.load_recipe(path).stages
+        assert training.is_recipe(path) and not training.is_recipe(ROOT / "configs" / "gin_rummy.yaml")
+        assert training.load_recipe(path).stages
     out = subprocess.run([sys.executable, "train.py", "bogus_key=1"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 2
@@ -256,8 +261,8 @@ def test_every_shipped_config_loads_and_cli_rejects_bad_keys():
 
 
 def test_rummy_trains_and_its_checkpoint_plays(tmp_path):
-    cfg = train.load_config(ROOT / "configs" / "rummy.yaml", TINY + ["num_players=3", "num_envs=8"])
-    tr = train.train(cfg, run_dir=tmp_path / "rummy", progress=False)
+    cfg = training.load_config(ROOT / "configs" / "rummy.yaml", TINY + ["num_players=3", "num_envs=8"])
+    tr = training.train(cfg, run_dir=tmp_path / "rummy", progress=False)
     assert tr.updates >= 1 and (tmp_path / "rummy" / "final.pt").is_file()
     from rummyrl import evaluate
 
@@ -272,8 +277,8 @@ def test_rummy_trains_and_its_checkpoint_plays(tmp_path):
 
 
 def test_a_minibatch_of_one_sample_keeps_the_weights_finite(tmp_path):
-    cfg = train.load_config(None, TINY)
-    tr = train.Trainer(cfg, tmp_path)
+    cfg = training.load_config(None, TINY)
+    tr = training.Trainer(cfg, tmp_path)
     tr.setup()
     tr.lanes.collect(tr.net, {})
     idx, adv, ret = tr.lanes.part.rollout.advantages(cfg.gamma, cfg.gae_lambda, cfg.rollout_steps)
@@ -281,22 +286,22 @@ def test_a_minibatch_of_one_sample_keeps_the_weights_finite(tmp_path):
     import dataclasses
 
     one_left = dataclasses.replace(cfg, minibatch_size=idx.size - 1)  # the last minibatch: one sample
-    stats = train.ppo_update(tr.net, tr.opt, tr.lanes.part.rollout, idx, adv, ret, one_left, tr.torch_gen)
+    stats = ppo_update(tr.net, tr.opt, tr.lanes.part.rollout, idx, adv, ret, one_left, tr.torch_gen)
     assert all(np.isfinite(v) for v in stats.values())
     assert all(torch.isfinite(p).all() for p in tr.net.parameters())
 
 
 def test_numbers_in_scientific_notation_are_numbers():
-    cfg = train.load_config(ROOT / "configs" / "gin_rummy.yaml", ["total_steps=2e6", "learning_rate=3e-4"])
+    cfg = training.load_config(ROOT / "configs" / "gin_rummy.yaml", ["total_steps=2e6", "learning_rate=3e-4"])
     assert cfg.total_steps == 2_000_000 and cfg.learning_rate == pytest.approx(3e-4)
-    with pytest.raises(train.ConfigError, match="num_envs"):
-        train.load_config(ROOT / "configs" / "gin_rummy.yaml", ["num_envs=1.5e2x"])
+    with pytest.raises(training.ConfigError, match="num_envs"):
+        training.load_config(ROOT / "configs" / "gin_rummy.yaml", ["num_envs=1.5e2x"])
 
 
 @pytest.mark.parametrize("device", ["cpu", "auto"])
 def test_cpu_and_auto_devices_train_and_checkpoints_hold_cpu_tensors(tmp_path, device):
-    cfg = train.load_config(None, TINY + [f"device={device}"])
-    tr = train.train(cfg, run_dir=tmp_path, progress=False)
+    cfg = training.load_config(None, TINY + [f"device={device}"])
+    tr = training.train(cfg, run_dir=tmp_path, progress=False)
     expected = "cuda" if device == "auto" and torch.cuda.is_available() else "cpu"
     assert tr.updates == 3 and tr.device.type == expected
     assert next(tr.net.parameters()).device.type == expected
@@ -309,8 +314,8 @@ def test_cpu_and_auto_devices_train_and_checkpoints_hold_cpu_tensors(tmp_path, d
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
 def test_cuda_without_cuda_is_a_config_error():
     for device in ("cuda", "cuda:0"):
-        with pytest.raises(train.ConfigError, match="CUDA is not available.*device=cpu"):
-            train.load_config(None, TINY + [f"device={device}"])
+        with pytest.raises(training.ConfigError, match="CUDA is not available.*device=cpu"):
+            training.load_config(None, TINY + [f"device={device}"])
     out = subprocess.run([sys.executable, "train.py", "device=cuda"], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 2 and "device=cuda" in out.stderr and "Traceback" not in out.stderr
@@ -320,13 +325,13 @@ def test_cuda_without_cuda_is_a_config_error():
 def test_a_cuda_run_writes_checkpoints_that_load_on_cpu(tmp_path):
     from rummyrl.agents import load_agent
 
-    tr = train.train(train.load_config(None, TINY + ["device=cuda"]), run_dir=tmp_path, progress=False)
+    tr = training.train(training.load_config(None, TINY + ["device=cuda"]), run_dir=tmp_path, progress=False)
     assert next(tr.net.parameters()).is_cuda
     data = load_checkpoint(tmp_path / "final.pt", "gin")
     assert all(t.device.type == "cpu" for t in data["model"].values())
     agent = load_agent(str(tmp_path / "final.pt"))
     assert next(agent.net.parameters()).device.type == "cpu"
-    resumed = train.train(train.load_config(None, TINY + ["device=cpu", "total_steps=512"]), run_dir=tmp_path,
+    resumed = training.train(training.load_config(None, TINY + ["device=cpu", "total_steps=512"]), run_dir=tmp_path,
                           resume=load_checkpoint(tmp_path / "last.pt"), progress=False)
     assert resumed.updates == 4
 
@@ -335,9 +340,9 @@ def test_workers_without_ray_name_the_install_command(monkeypatch):
     import rummyrl.distributed
 
     monkeypatch.setattr(rummyrl.distributed, "ray_available", lambda: False)
-    with pytest.raises(train.ConfigError, match=r'workers=2 needs Ray.*pip install -e "\.\[ray\]"'):
-        train.load_config(None, TINY + ["workers=2"])
-    assert train.load_config(None, TINY + ["workers=0"]).workers == 0
+    with pytest.raises(training.ConfigError, match=r'workers=2 needs Ray.*pip install -e "\.\[ray\]"'):
+        training.load_config(None, TINY + ["workers=2"])
+    assert training.load_config(None, TINY + ["workers=0"]).workers == 0
 
 
 def test_restored_games_credit_the_rewards_owed_at_the_checkpoint_on_time():
@@ -346,12 +351,12 @@ def test_restored_games_credit_the_rewards_owed_at_the_checkpoint_on_time():
     the uninterrupted games do (not at a later deal's end)."""
     from rummyrl.training.lanes import env_state_dict, load_env_state
 
-    cfg = train.load_config(ROOT / "configs" / "rummy.yaml", ["num_players=3", "num_envs=32"])
+    cfg = training.load_config(ROOT / "configs" / "rummy.yaml", ["num_players=3", "num_envs=32"])
     rng = np.random.default_rng(1)
-    whole = train.Lanes(cfg, np.random.default_rng(0))
+    whole = Lanes(cfg, np.random.default_rng(0))
     while not whole.env.seats.pending.any():
         whole.env.step(random_actions(whole.env.batch.mask, rng))
-    resumed = train.Lanes(cfg, np.random.default_rng(0))
+    resumed = Lanes(cfg, np.random.default_rng(0))
     load_env_state(resumed.env, env_state_dict(whole.env))
     credited = 0
     for _ in range(300):
@@ -369,16 +374,16 @@ def test_a_saved_config_of_an_earlier_version_resumes_in_todays_keys(capsys):
     refused, naming what replaced them."""
     import dataclasses
 
-    saved = dataclasses.asdict(train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml"))
+    saved = dataclasses.asdict(training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml"))
     saved["net"] |= {"card_encoder": False, "card_dim": 32}
     saved["exit"] |= {"target": "softmax", "temperature": 5.0, "rollout": "expert"}
     del saved["exit"]["record_values"]
-    cfg = train.load_config(None, train.to_overrides(train.upgrade(saved)))
-    assert cfg.exit.record_values and cfg.net == train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml").net
+    cfg = training.load_config(None, to_overrides(upgrade(saved)))
+    assert cfg.exit.record_values and cfg.net == training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml").net
     assert "exit.target=softmax" in capsys.readouterr().err
     for key, value in (("exit.target", "choice"), ("exit.rollout", "expert"), ("net.card_dim", 32)):
-        with pytest.raises(train.ConfigError, match=f"{key} was removed"):
-            train.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [f"{key}={value}"])
+        with pytest.raises(training.ConfigError, match=f"{key} was removed"):
+            training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [f"{key}={value}"])
 
 
 def test_a_corrupt_checkpoint_is_one_line_naming_the_file_and_the_cause(tmp_path):
@@ -401,18 +406,18 @@ def test_a_corrupt_checkpoint_is_one_line_naming_the_file_and_the_cause(tmp_path
             assert cause in lines[0] and "weights_only" not in lines[0], lines
     # a network alone (a shipped one) is not a run to continue: it says what to do instead
     shipped = ROOT / "agents" / "pretrained" / "gin.pt"
-    assert train.main(["--resume", str(shipped)]) == 2
+    assert main(["--resume", str(shipped)]) == 2
 
 
 def test_the_step_0_evaluation_changes_nothing_of_the_training(tmp_path):
     """start_eval plays the untrained network on the final report's deals and leaves every
     random generator as it was: the run's weights are those of a run without it."""
-    cfg = train.load_config(None, TINY)
-    with_start = train.train(cfg, run_dir=tmp_path / "a", max_updates=2, progress=False)
-    without = train.train(cfg, run_dir=tmp_path / "b", max_updates=2, progress=False, evaluate_start=False)
+    cfg = training.load_config(None, TINY)
+    with_start = training.train(cfg, run_dir=tmp_path / "a", max_updates=2, progress=False)
+    without = training.train(cfg, run_dir=tmp_path / "b", max_updates=2, progress=False, evaluate_start=False)
     assert without.start_eval is None
     start = with_start.start_eval
-    assert start["games"] == 4 and start["seed"] == train.FINAL_EVAL_SEED and start["step"] == 0
+    assert start["games"] == 4 and start["seed"] == FINAL_EVAL_SEED and start["step"] == 0
     assert [p["b"] for p in start["pairings"]] == ["simple", "expert"]
     for name, p in with_start.net.state_dict().items():
         assert torch.equal(p, without.net.state_dict()[name]), name
@@ -430,8 +435,8 @@ def test_the_progress_bar_shows_the_latest_evaluation(tmp_path, monkeypatch, cap
         tr.last_eval = {"step": tr.global_step, "minutes": len(made) / 10, "win_rate": {"simple": len(made) / 100}}
 
     monkeypatch.setattr(loop, "periodic_eval", fake_eval)
-    cfg = train.load_config(None, TINY + ["eval.every_minutes=1e-9", "eval.final_games=0"])
-    train.train(cfg, run_dir=tmp_path / "run", progress=True)
+    cfg = training.load_config(None, TINY + ["eval.every_minutes=1e-9", "eval.final_games=0"])
+    training.train(cfg, run_dir=tmp_path / "run", progress=True)
     err = capsys.readouterr().err
     # step 0, after the first two updates, and at the end (not also after the third: the end's
     # evaluation is of the same step)
@@ -446,7 +451,7 @@ def test_reward_scale_multiplies_the_rewards_of_the_same_games():
     one-round episodes, zero-sum), and changes nothing else."""
     from rummyrl.training.lanes import make_selfplay
     base = ["game=rummy", "num_players=4", "episode=hand", "reward=game_points", "num_envs=32"]
-    envs = [make_selfplay(train.load_config(None, base + [f"reward_scale={k}"])) for k in (1, 4)]
+    envs = [make_selfplay(training.load_config(None, base + [f"reward_scale={k}"])) for k in (1, 4)]
     batches = [env.reset(seed=3) for env in envs]
     rng = np.random.default_rng(0)
     got = [np.zeros((32, 4)), np.zeros((32, 4))]

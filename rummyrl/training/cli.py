@@ -1,4 +1,4 @@
-"""Self-play PPO for Gin Rummy and Rummy: the command line.
+"""The trainer's command line: ``python train.py`` and ``rummyrl-train`` run :func:`main`.
 
     python train.py                                        # configs/gin_rummy.yaml
     python train.py --config configs/rummy.yaml
@@ -14,10 +14,8 @@ A config file with ``stages`` is a recipe (:mod:`rummyrl.training.recipe`): its 
 and the same command run again goes on at the first stage not done; its overrides name
 their stage (``ppo.time_limit_minutes=10``), ``--until STAGE`` stops after one.
 
-The trainer itself is the package rummyrl.training (config, opponent pool, lanes and their
-step loop, rollouts, PPO, expert iteration, checkpoints, evaluation, the main loop). Its names are importable from here too, so
-``from rummyrl import train`` gives ``train.train``, ``train.load_config``,
-``train.TrainConfig`` (every config field documented there) and the rest.
+The trainer itself is the package :mod:`rummyrl.training`; in Python, ``from rummyrl.training
+import load_config, train`` runs what this command runs.
 
 TensorBoard logs and checkpoints (``last.pt``, ``best.pt``, ``final.pt``) go to
 ``runs/<name>/``; Ctrl-C saves before exiting. ``workers``, ``ray_address`` and ``device``
@@ -33,13 +31,12 @@ from pathlib import Path
 
 from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.distributed import RayMissingError, RayUnavailableError
-from rummyrl.training import (EVAL_SEED, FIELDS, FINAL_EVAL_SEED, SELF, SNAPSHOT,
-                              ConfigError, EvalConfig, Lanes, OpponentConfig, OpponentPool, Rollout, TrainConfig,
-                              Trainer, env_state_dict, evaluate_policy, final_report, gae, load_config,
-                              load_env_state, make_selfplay, plot_learning_curve, ppo_update, reward_scheme,
-                              to_overrides, train, upgrade)
-from rummyrl.training.commands import command_line
-from rummyrl.training.recipe import Recipe, Stopped, is_recipe, load_recipe, run_recipe
+
+from .commands import command_line
+from .config import ConfigError, load_config, to_overrides, upgrade
+from .evaluation import final_report
+from .loop import train
+from .recipe import Stopped, is_recipe, load_recipe, run_recipe
 
 #: the overrides of ``--quick``
 QUICK = ["total_steps=400000", "time_limit_minutes=4", "num_envs=128", "eval.every_minutes=1",
@@ -114,13 +111,7 @@ def _recipe(args, argv: list[str]) -> int:
     return 0
 
 
-__all__ = [
-    "ConfigError", "EVAL_SEED", "EvalConfig", "FIELDS", "FINAL_EVAL_SEED", "Lanes",
-    "OpponentConfig", "OpponentPool", "QUICK", "Rollout", "SELF", "SNAPSHOT", "TrainConfig",
-    "Recipe", "Trainer", "env_state_dict", "evaluate_policy", "final_report", "gae", "is_recipe", "load_config",
-    "load_env_state", "load_recipe", "main", "make_selfplay", "plot_learning_curve", "ppo_update", "reward_scheme",
-    "run_recipe", "to_overrides", "train", "upgrade",
-]
+__all__ = ["QUICK", "main"]
 
 if __name__ == "__main__":
     sys.exit(main())
