@@ -1,6 +1,8 @@
 """PPO's parts, each against a slow reference written from its definition: GAE along a seat's
 own decisions with rewards credited while others act, game ends and transitions carried
-over from one rollout to the next; and the clipped surrogate loss with its gradient."""
+over from one rollout to the next; the clipped surrogate loss with its gradient; and the update
+step, one SGD step of ppo_update against the same step on its loss written out, with its
+gradient clipping and its early stop at target_kl."""
 
 from __future__ import annotations
 
@@ -119,3 +121,108 @@ def test_the_clipped_surrogate_and_its_gradient_follow_their_definition(clip):
         assert loss.item() == pytest.approx((-a * held).mean().item())
         want_grad = torch.where(clipped, 0.0, -a * ratios / len(ratios))  # d(-A e^logp)/dlogp = -A r
         assert torch.allclose(logp.grad, want_grad)
+
+
+# --------------------------------------------------------------------------------------
+# the update step: ppo_update against one hand-written step of its loss
+# --------------------------------------------------------------------------------------
+def _batch(n: int = 48, seed: int = 0):
+    """A rollout's rows from random Gin positions: a small network's own sampled actions,
+    their log-probabilities and values, with random advantages and returns."""
+    from rummyrl import gin
+    from rummyrl.agents.network import NetConfig, PolicyNet
+    from rummyrl.random_play import random_actions
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    st = gin.init(n, seed=seed)
+    for _ in range(int(rng.integers(3, 9))):
+        gin.step(st, random_actions(st.mask, rng), inplace=True)
+    net = PolicyNet("gin", NetConfig(hidden=16, layers=1, prior_scale=0.0, features="none"))
+    obs, mask = gin.observe(st), st.mask.copy()
+    prior = np.zeros(mask.shape, np.float32)
+    with torch.no_grad():
+        logits, value = net(torch.from_numpy(obs), torch.from_numpy(prior), torch.from_numpy(mask))
+        act = torch.distributions.Categorical(logits=logits).sample()
+        logp = torch.log_softmax(logits, 1).gather(1, act[:, None]).squeeze(1)
+    ro = {"obs": obs, "prior": prior, "mask": mask, "action": act.numpy(), "logp": logp.numpy(),
+          "value": value.numpy()}
+    adv = rng.normal(size=n).astype(np.float32)
+    ret = rng.normal(size=n).astype(np.float32)
+    return net, ro, adv, ret
+
+
+def _cfg(**over):
+    base = {"update_epochs": 1, "minibatch_size": 4096, "clip_coef": 0.2, "vf_coef": 0.5, "ent_coef": 0.01,
+            "max_grad_norm": 1e9, "target_kl": 0.0}
+    base.update(over)
+    return training.load_config(None, [f"{k}={v}" for k, v in base.items()])
+
+
+def _params(net) -> torch.Tensor:
+    return torch.cat([p.detach().flatten().clone() for p in net.parameters()])
+
+
+def test_one_update_is_one_sgd_step_on_the_ppo_loss_written_out():
+    """One epoch, one minibatch, SGD: the weights after ppo_update are those of one step on
+    clipped surrogate + vf_coef * 0.5 (value - return)^2 - ent_coef * masked entropy, the
+    advantages normalised over the rollout; at the rollout's own weights the ratio is 1, so
+    the reported KL and clip fraction are 0 and the policy loss is -mean(normalised A)."""
+    from rummyrl.agents.network import PolicyNet, masked_entropy
+    from rummyrl.training.ppo import ppo_update
+
+    net, ro, adv, ret = _batch()
+    ref = PolicyNet("gin", net.cfg)
+    ref.load_state_dict(net.state_dict())
+    cfg, lr, start = _cfg(), 0.05, _params(net)
+    stats = ppo_update(net, torch.optim.SGD(net.parameters(), lr=lr), ro, None, adv, ret, cfg,
+                       torch.Generator().manual_seed(0))
+
+    t = {k: torch.from_numpy(v) for k, v in ro.items()}
+    a = torch.from_numpy((adv - adv.mean()) / (adv.std() + 1e-8))
+    logits, value = ref(t["obs"], t["prior"], t["mask"])
+    logp = torch.log_softmax(logits, 1).gather(1, t["action"][:, None]).squeeze(1)
+    ratio = torch.exp(logp - t["logp"])
+    pg = torch.max(-a * ratio, -a * ratio.clamp(0.8, 1.2)).mean()
+    v_loss = 0.5 * (value - torch.from_numpy(ret)).pow(2).mean()
+    ent = masked_entropy(logits, t["mask"]).mean()
+    (pg + 0.5 * v_loss - 0.01 * ent).backward()
+    with torch.no_grad():
+        for p in ref.parameters():
+            p -= lr * p.grad
+    assert torch.allclose(_params(net), _params(ref), atol=1e-6)
+    assert (_params(net) - start).abs().max() > 1e-3  # a step that moved the weights
+    assert stats["approx_kl"] == pytest.approx(0.0, abs=1e-6) and stats["clipfrac"] == 0.0
+    assert stats["policy_loss"] == pytest.approx(-a.mean().item(), abs=1e-5)
+    assert stats["value_loss"] == pytest.approx(v_loss.item(), rel=1e-5)
+    assert stats["entropy"] == pytest.approx(ent.item(), rel=1e-5)
+    resid = ret - ro["value"]
+    assert stats["explained_variance"] == pytest.approx(1 - np.var(resid) / np.var(ret), rel=1e-5)
+
+
+def test_the_gradient_is_clipped_to_max_grad_norm():
+    """With SGD, a clipped step moves the weights by exactly lr * max_grad_norm."""
+    from rummyrl.training.ppo import ppo_update
+
+    net, ro, adv, ret = _batch(seed=1)
+    before, lr, norm = _params(net), 0.1, 1e-3
+    ppo_update(net, torch.optim.SGD(net.parameters(), lr=lr), ro, None, adv, ret, _cfg(max_grad_norm=norm),
+               torch.Generator().manual_seed(0))
+    assert (_params(net) - before).norm().item() == pytest.approx(lr * norm, rel=1e-3)
+
+
+def test_target_kl_stops_the_epochs_after_the_first_that_passes_it():
+    """One minibatch per epoch: the first epoch's KL is 0 (the rollout's own weights), so a
+    tiny target_kl stops after the second; five epochs with it leave the weights of two epochs
+    without it, and differ from five."""
+    from rummyrl.training.ppo import ppo_update
+
+    out = {}
+    for name, over in (("stopped", {"update_epochs": 5, "target_kl": 1e-12}), ("two", {"update_epochs": 2}),
+                       ("five", {"update_epochs": 5})):
+        net, ro, adv, ret = _batch(seed=2)
+        ppo_update(net, torch.optim.SGD(net.parameters(), lr=0.05), ro, None, adv, ret, _cfg(**over),
+                   torch.Generator().manual_seed(0))
+        out[name] = _params(net)
+    assert torch.equal(out["stopped"], out["two"])
+    assert not torch.allclose(out["stopped"], out["five"])
