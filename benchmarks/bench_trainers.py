@@ -108,7 +108,7 @@ def evaluate(agent: Path, opponent: str, games: int, seed: int, out: Path) -> di
     """``evaluate.py AGENT OPPONENT`` over ``games`` duplicate games (in this process); its pairing."""
     with contextlib.redirect_stdout(io.StringIO()):
         rc = evaluate_cli.main([str(agent), opponent, "--games", str(games), "--seed", str(seed), "--quiet",
-                                "--out", str(out)])
+                                "--out", str(out), "--overwrite"])  # a --rerun evaluates again
     if rc != 0:
         raise RuntimeError(f"evaluate.py {agent} {opponent} failed ({rc})")
     (pairing,) = json.loads((out / "results.json").read_text())["pairings"]

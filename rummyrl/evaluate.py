@@ -79,6 +79,9 @@ def main(argv=None) -> int:
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="a rule option of the game, e.g. --option knock_limit=5 (repeatable)")
     ap.add_argument("--out", default=None, help="folder for results.json and results.png (default eval_results/<game>-<time>)")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="replace the results.json that --out already holds (without it such a folder is refused "
+                         "before any game is played)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument("--chunk", type=int, default=DEFAULT_CHUNK,
                     help=f"games per chunk, the unit of work (default {DEFAULT_CHUNK}; results depend on it, "
@@ -100,6 +103,10 @@ def main(argv=None) -> int:
         if given and not args.record:
             print(f"evaluate.py: error: {flag} needs --record DIR (where the records go)", file=sys.stderr)
             return 2
+    if args.out and (Path(args.out) / "results.json").exists() and not args.overwrite:
+        print(f"evaluate.py: error: {Path(args.out) / 'results.json'} already holds a tournament's results; pass "
+              "--overwrite to replace them, or choose another --out folder", file=sys.stderr)
+        return 2
     rec_path = Path(args.record) / FILE_NAME if args.record else None
     if rec_path is not None and rec_path.exists() and not rec_path.is_file():
         print(f"evaluate.py: error: --record: {rec_path} is not a file", file=sys.stderr)

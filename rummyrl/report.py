@@ -76,9 +76,12 @@ def save_chart(t: Tournament, path: Path) -> None:
 
 
 def write_outputs(t: Tournament, out: Path, about: dict | None = None) -> tuple[Path, Path]:
-    """``results.json`` (with ``about``, if given, beside the results) and ``results.png``."""
+    """``results.json`` (with ``about``, if given, beside the results) and ``results.png``; the
+    JSON is written whole or not at all, also when the process is killed while writing."""
     out.mkdir(parents=True, exist_ok=True)
     jpath, ppath = out / "results.json", out / "results.png"
-    jpath.write_text(json.dumps({**t.to_dict(), **(about or {})}, indent=2))
+    tmp = jpath.with_name(jpath.name + ".tmp")
+    tmp.write_text(json.dumps({**t.to_dict(), **(about or {})}, indent=2))
+    tmp.replace(jpath)
     save_chart(t, ppath)
     return jpath, ppath

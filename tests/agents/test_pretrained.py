@@ -90,9 +90,9 @@ def test_a_greedy_network_plays_the_argmax_of_its_logits(game, spec, net, shaken
     assert masks[np.arange(len(got)), got].all()
 
 
-def test_evaluate_py_takes_pretrained():
+def test_evaluate_py_takes_pretrained(tmp_path):
     out = subprocess.run([sys.executable, "evaluate.py", "pretrained", "random", "--games", "20", "--quiet",
-                          "--seed", "3", "--unit", "hand", "--out", "/tmp/rummyrl_pretrained_eval"],
+                          "--seed", "3", "--unit", "hand", "--out", str(tmp_path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     row = re.search(r"\| pretrained \| random \| 20 \| (\d+) \|", out.stdout)

@@ -248,3 +248,25 @@ def test_record_append_needs_record(capsys):
 
     assert evaluate_main(["simple", "random", "--record-append"]) == 2
     assert "--record-append needs --record DIR" in capsys.readouterr().err
+
+
+def test_out_refuses_a_folder_that_holds_results_unless_overwriting(tmp_path, capsys):
+    """--out into a folder whose results.json exists is refused before any game is played (one
+    error line naming the file and --overwrite), leaving it byte for byte; --overwrite
+    replaces it with the new tournament's results."""
+    from rummyrl.evaluate import main as evaluate_main
+
+    def run(seed, *extra):
+        return evaluate_main(["simple", "random", "--games", "2", "--option", "target=10", "--seed", str(seed),
+                              "--quiet", "--out", str(tmp_path), *extra])
+
+    assert run(5) == 0
+    path = tmp_path / "results.json"
+    before = path.read_bytes()
+    capsys.readouterr()
+    assert run(6) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and str(path) in err[0] and "--overwrite" in err[0], err
+    assert path.read_bytes() == before
+    assert run(6, "--overwrite") == 0
+    assert json.loads(path.read_text())["settings"]["seed"] == 6 and not (tmp_path / "results.json.tmp").exists()
