@@ -183,7 +183,9 @@ class GameStore:
     (by address). A client past its share loses its own least recently used game; when the
     store is full, the client holding the most games loses its least recently used one.
     Finished games go before those still on. So one client, however fast it starts games,
-    cannot push out another's."""
+    cannot push out another's. The ids of games dropped so are remembered (the last
+    ``4 * max_games``), so that their player hears why the game is gone (410) rather than
+    that it never was (404)."""
 
     def __init__(self, max_games: int = 1000, per_client: int | None = None):
         if max_games < 1:
@@ -193,6 +195,7 @@ class GameStore:
         if not 1 <= self.per_client <= max_games:
             raise ValueError(f"per_client must be 1..{max_games} (max_games), got {per_client}")
         self._games: OrderedDict[str, PlayGame] = OrderedDict()  # least recently used first
+        self._closed: OrderedDict[str, None] = OrderedDict()  # ids dropped to make room, oldest first
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -211,7 +214,11 @@ class GameStore:
             client = max(held, key=held.get)
         theirs = [gid for gid, g in self._games.items() if g.client == client]
         done = next((gid for gid in theirs if self._games[gid].session.game_over), None)
-        self._games.pop(done if done is not None else theirs[0])
+        gid = done if done is not None else theirs[0]
+        self._games.pop(gid)
+        self._closed[gid] = None
+        while len(self._closed) > 4 * self.max_games:
+            self._closed.popitem(last=False)
 
     def add(self, game: PlayGame) -> None:
         with self._lock:
@@ -224,6 +231,10 @@ class GameStore:
     def get(self, gid: str) -> PlayGame:
         with self._lock:
             game = self._games.get(gid) if isinstance(gid, str) and GAME_ID.match(gid) else None
+            if game is None and gid in self._closed:
+                raise ApiError(410, f"game {gid!r} was closed to make room for newer games (this table keeps "
+                                    f"{self.max_games} games, {self.per_client} per player, the least recently "
+                                    f"played go first); start a new one (POST /api/games)")
             if game is None:
                 raise ApiError(404, f"no game {gid[:40]!r} here: it was never started, was closed, or the server has "
                                     f"restarted since; start a new one (POST /api/games)")

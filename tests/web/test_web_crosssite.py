@@ -412,3 +412,18 @@ def test_a_full_store_evicts_from_the_client_holding_most():
     assert alive(b, gb) and alive(c, gc) and alive(d, gd)
     assert [alive(a, g) for g in ga] == [False, False, True]
     assert len(app.state.server.store) == 4
+
+
+def test_a_game_closed_to_make_room_answers_410_saying_so():
+    """A game the store dropped for a newer one answers 410 (gone, and why) on every route of
+    a game, where an id never started answers 404; the client's page tells the two apart."""
+    app = make_app(max_games=4, per_client=2)
+    a = page_client(app, ("10.0.0.1", 123))
+    first, *_ = [new_game(a) for _ in range(3)]
+    for method, path in (("GET", ""), ("POST", "/move"), ("DELETE", "")):
+        kw = {"json": {"action": 0, "step": 0}} if method == "POST" else {"json": {}} if method == "DELETE" else {}
+        r = a.request(method, f"/api/games/{first}{path}", **kw)
+        assert r.status_code == 410, (method, path, r.status_code, r.text)
+        assert "closed to make room" in r.json()["error"] and "2 per player" in r.json()["error"]
+    never = "0123456789abcdef"
+    assert a.get(f"/api/games/{never}").status_code == 404

@@ -9,7 +9,7 @@ let config = null;
 let game = null;          // the last answer of the game in play
 let pendingEnds = [];     // deal-end and game-over events not yet dismissed
 let rec = null;           // the record being replayed: {id, frame}
-let lost = false;         // the server stopped or restarted: the game in play is gone, the table dead
+let lost = false;         // the game in play is gone (the server was lost, or it closed the game): the table dead
 
 // The server's 404 for a game id it does not hold (it never started it, closed it, or restarted since).
 const GAME_GONE = /never started|was closed|restarted/;
@@ -36,6 +36,8 @@ async function api(method, url, body) {
     const message = data.error || res.statusText;
     if (res.status === 404 && game && url.startsWith(`/api/games/${game.id}`) && GAME_GONE.test(message)) {
       loseTable(message);
+    } else if (res.status === 410 && game && url.startsWith(`/api/games/${game.id}`)) {
+      loseTable(message, "The server closed this game to make room for newer ones (it keeps the most recently played).");
     }
     throw Object.assign(new Error(message), { status: res.status });
   }
@@ -43,8 +45,11 @@ async function api(method, url, body) {
 }
 
 // ---------------------------------------------------------------------------- a lost server
-function loseTable(detail) {
+const LOST_TEXT = "The server was lost (stopped or restarted): this game is gone.";
+
+function loseTable(detail, text = LOST_TEXT) {
   lost = true;
+  $("lost-text").textContent = text;
   $("lost-detail").textContent = detail || "";
   $("lost").hidden = false;
   $("deal").disabled = true;  // the way on is "Start again", which reloads the configuration first
@@ -217,7 +222,7 @@ function draw() {
   $("table").innerHTML = game.html;
   $("hand-line").textContent = game.hand;
   const status = $("status");
-  if (lost) status.textContent = "this game is gone: the server that held it was lost";
+  if (lost) status.textContent = `this game is gone: ${$("lost-text").textContent}`;
   else status.textContent = game.over ? gameOverText() : (game.your_turn ? "your turn " : "");
   if (game.your_turn && !lost) status.append(el("span", { class: "sub" }, game.prompt.replace(/ ?· \? moves > $/, "")));
   drawMoves();
