@@ -111,7 +111,9 @@ class Server:
             cfg = g.make_config(self.game_rules(name), episode="game")
             gs.append({"name": name, "title": g.title, "min_players": g.min_players, "max_players": g.max_players,
                        "default_players": g.default_players, "target": int(cfg.target), "deal": g.deal})
-        return {"games": gs, "records": len(self.library.entries), "why_timeout": self.explainer.timeout,
+        broken = sum(e.broken is not None for e in self.library.entries)
+        return {"games": gs, "records": len(self.library.entries) - broken, "broken_records": broken,
+                "why_timeout": self.explainer.timeout,
                 "opponents": [{"index": i, "label": o.label, "spec": o.spec,
                                "games": {g: v is None for g, v in o.games.items()},
                                "why_not": {g: v for g, v in o.games.items() if v}} for i, o in enumerate(self.opponents)]}

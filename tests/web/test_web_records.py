@@ -177,6 +177,10 @@ def test_the_table_starts_and_lists_every_broken_line_with_its_reason(library):
             assert has_word(e["broken"], words), f"{name}: the reason {e['broken']!r} names none of {words}"
         else:  # well formed, replays wrongly: broken once opened (if not already when loaded)
             assert e["broken"] is None or has_word(e["broken"], words), (name, e)
+    # the page's line of the table counts the good records and the broken ones apart
+    cfg = c.get("/api/config").json()
+    broken = sum(e["broken"] is not None for e in listed)
+    assert 0 < broken < len(listed) and (cfg["records"], cfg["broken_records"]) == (len(listed) - broken, broken)
 
 
 def test_good_records_replay_and_broken_ones_are_refused(library):

@@ -95,7 +95,8 @@ async function loadConfig() {
   for (const g of config.games) $("game").append(new Option(`${g.title} (to ${g.target})`, g.name));
   if (config.games.some((g) => g.name === choice)) $("game").value = choice;
   setupChanged();
-  $("conn").textContent = `${config.opponents.length} opponent(s) · ${config.records} record(s)`;
+  $("conn").textContent = `${config.opponents.length} opponent(s) · ${config.records} record(s)` +
+    (config.broken_records ? ` (${config.broken_records} broken)` : "");
 }
 
 async function init() {
