@@ -290,3 +290,16 @@ def test_every_notebook_page_shows_its_executed_copy():
                    for o in c.get("outputs", [])]
         assert any("image/png" in o.get("data", {}) for o in outputs), f"{copy.name} shows no figure"
         assert not [o for o in outputs if o.get("output_type") == "error"], f"{copy.name} stored an error"
+
+
+def test_the_generators_are_one_small_module_per_page_family():
+    """docs/_gen keeps one module per generated page or table family, none over 400 lines, and
+    every table spec in a module named for a page (docs/_gen/tables/SPEC_MODULES)."""
+    from _gen import tables
+
+    sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text().splitlines())
+             for p in (ROOT / "docs" / "_gen").rglob("*.py")}
+    assert len(sizes) > 20 and max(sizes.values()) <= 400, {k: v for k, v in sizes.items() if v > 400}
+    modules = {p.stem for p in (ROOT / "docs" / "_gen" / "tables").glob("*.py")}
+    assert set(tables.SPEC_MODULES) <= modules
+    assert len(tables.all_tables()) > 50
