@@ -31,7 +31,7 @@ FORBIDDEN = {
         re.compile(r"(?<![\w.])(?!95\s?%)\d+(?:\.\d+)?\s?%"),
     "a speed or a ratio of speeds":
         re.compile(r"\b(?:\d+(?:\.\d+)?|a few|several|many|ten|two|three|four|five|hundred) times "
-                   r"(?:faster|slower|the\b|as\b)|\b(?:faster|slower)\s+than\b"
+                   r"(?:faster|slower|the\b|as\b)|\b(?:faster|slower)\s+than\b|\b(?:twice|half) as (?:fast|slow)\b"
                    r"|\b\d+(?:\.\d+)?(?:\s?[-–]\s?\d+(?:\.\d+)?)?\s?[x×](?![\w\s]*?\d)\b"
                    r"|\d[\d,.]*\s*k?\s*(?:moves|steps|actions|games|hands|decisions|positions|samples|records)"
                    r"\s*(?:/\s*s\b|a second|per second)|\b\d+\s*(?:µs|us|ms)\b", re.I),
@@ -52,6 +52,7 @@ CASES = [
     ("i1 % n1", None),
     ("index_select: a few times faster than x[mb]", "a speed"),
     ("ten times the whole softmax", "a speed"),
+    ("twice as fast on a CPU with AMX", "a speed"),
     ("The cap, 2.6-2.8x the mean", "a speed"),
     ("about 40 decisions a second", "a speed"),
     ("costs about 100 µs per action", "a speed"),

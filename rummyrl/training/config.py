@@ -229,9 +229,8 @@ class TrainConfig:
     """What the network's trunk computes its matrix products in during the PPO updates (the
     learner's minibatches) and while the rollouts play (the learner's seats and the pool's
     snapshots): ``fp32``; ``bf16`` (autocast: bfloat16 products summed in float32, the
-    weights, logits and value in float32; twice as fast on a CPU with AMX or AVX-512 BF16,
-    and refused where the learner's device has neither, since it would be emulated and
-    slower); or ``auto`` (``bf16`` where the device has it, else ``fp32``: which one ran is
+    weights, logits and value in float32; native on a CPU with AMX or AVX-512 BF16, and
+    refused where the learner's device has neither, since it would be emulated); or ``auto`` (``bf16`` where the device has it, else ``fp32``: which one ran is
     printed, and kept in checkpoints as ``counters.precision``). Players on a device without
     native bfloat16 (a Ray worker's CPU) play in float32 (:func:`play_precision`), and so do
     the evaluations: the network a run ships plays in float32. A run in bf16 is reproducible
