@@ -29,12 +29,11 @@ All of it runs compiled over the batch (one decision per game, no Python loop).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from numba import njit, prange
 
 from rummyrl import gin
+from rummyrl.settings import Field, Float, Int, settings
 from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE
 from rummyrl.melds import BIT_INDEX13 as _BIT_INDEX
 from rummyrl.melds import MELDABLE13
@@ -49,25 +48,26 @@ from .card_kernels import suit_masks as _masks
 from .params import kernel_array, parse_fields
 
 
-@dataclass(frozen=True)
+@settings(frozen=True, label="expert parameters")
 class ExpertParams:
-    """Tunable weights of the expert (defaults tuned against ``simple``)."""
+    """Tunable weights of the expert (defaults tuned against ``simple``), each with its range."""
 
-    w_danger: float = 4.0
+    w_danger: Float[Field(ge=0)] = 4.0
     """Deadwood points one unit of danger is worth when choosing a discard."""
-    take_margin: float = 0.0
+    take_margin: Float[Field()] = 0.0
     """Take the face-up card when it beats the stock's expected deadwood by more than this."""
-    knock_early: float = 10.0
+    knock_early: Float[Field()] = 10.0
     """Knock threshold at the start of a hand."""
-    knock_slope: float = 2.5
+    knock_slope: Float[Field(ge=0)] = 2.5
     """How much the threshold falls per card drawn from the stock."""
-    knock_floor: float = 0.0
+    knock_floor: Float[Field(ge=0)] = 0.0
     """The threshold never falls below this (0: late in a hand, only gin)."""
-    lookahead: int = 2
-    """Discards (the best by deadwood plus danger) that get the one-draw look-ahead (4
-    takes about twice the time of 2)."""
+    lookahead: Int[Field(ge=0, le=11)] = 2
+    """Discards (the best by deadwood plus danger) that get the one-draw look-ahead (a hand
+    holds 11 cards to discard from; each one looked at costs a draw's worth of deadwood
+    counts)."""
 
-    w_gin: float = 0.0
+    w_gin: Float[Field(ge=0)] = 0.0
     """Deadwood points that a sure gin at the next draw is worth to a discard in the
     look-ahead: its score falls by ``w_gin`` times the share of the unseen cards that would
     give gin: with 30 (and ``lookahead=4,w_danger=3``) the expert races for gin
@@ -84,10 +84,9 @@ KERNEL_ORDER = ("w_danger", "take_margin", "knock_early", "knock_slope", "knock_
 
 def parse_params(text: str) -> ExpertParams:
     """``"lookahead=4,w_danger=3"`` -> :class:`ExpertParams` (as in ``expert:lookahead=4`` and a
-    Gin network's ``net.expert_params``); the fields not named keep their defaults. Every
-    value must be a finite number, at least 0 except ``take_margin`` and ``knock_early``;
-    ``lookahead`` is a whole number from 0 to 11 (a hand holds 11 cards to discard from)."""
-    return parse_fields(ExpertParams, text, signed=("take_margin", "knock_early"), integers={"lookahead": (0, 11)})
+    Gin network's ``net.expert_params``); the fields not named keep their defaults, and each
+    value must be in its field's range."""
+    return parse_fields(ExpertParams, text)
 
 
 _L = gin.OBS_LAYOUT

@@ -22,15 +22,16 @@ take. With ``fact_gate`` the engine features' weights also depend on the positio
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import torch
 from torch import nn
 
 from rummyrl import games, melds
+from rummyrl.settings import Field, Float, Int, build, settings
 
-from .features import EXPERT_FEATURES, check_features, feature_width
+from .features import EXPERT_FEATURES, FEATURES, check_features, feature_width
 
 ILLEGAL_LOGIT = -1e9
 
@@ -56,13 +57,15 @@ def bf16_supported(device: torch.device | str = "cpu") -> bool:
         return False
 
 
-@dataclass(frozen=True)
+@settings(frozen=True, section="net")
 class NetConfig:
-    """Shape of the actor-critic network."""
+    """Shape of the actor-critic network. Its fields are checked when it is built, each by
+    its declared type and range; what a game offers (its feature sets, its expert's
+    parameters) by :meth:`check`."""
 
-    hidden: int = 256
+    hidden: Int[Field(gt=0)] = 256
     """Width of the trunk's hidden layers."""
-    layers: int = 2
+    layers: Int[Field(ge=1)] = 2
     """Hidden layers in the trunk."""
     card_head: bool = False
     """Score each card action by its card (:class:`CardHead`): a small convolution over the
@@ -72,7 +75,7 @@ class NetConfig:
     its card's vector to that action's logit (a meld: the mean over its cards). One weight
     vector per kind of action, shared by the 52 cards, so a lesson about one card holds for
     all; zero at the start, like the head."""
-    card_channels: int = 64
+    card_channels: Int[Field(gt=0)] = 64
     """Width of the card head's convolution, and of the card readout's."""
     card_readout: bool = False
     """A light per-card score of the one-card actions (discards; Gin also knocks) and the take
@@ -82,9 +85,9 @@ class NetConfig:
     at every card. A card's worth to keep or throw depends on its neighbours and on who could
     use it, which per-action counts fold away; at a few planes and ``card_channels`` 16 it
     costs a fraction of the card head."""
-    prior_scale: float = 1.0
+    prior_scale: Float[Field()] = 1.0
     """Weight of the expert's preference added to the logits (0 for a plain network)."""
-    features: str = "expert"
+    features: Literal[FEATURES] = "expert"
     """What the network gets per action beside the observation: ``expert`` (the expert's
     preference, also the prior of ``prior_scale``), ``expert_plan`` (Rummy: the same, with
     draws at a known stock scored by a race along it, the ``planner`` baseline's),
@@ -110,51 +113,37 @@ class NetConfig:
     differently as the stock runs down or another player nears going out, where one weight
     per kind holds in every position."""
 
-    def check(self, game) -> "NetConfig":
-        """Raise ValueError naming the first field that does not hold a usable network of
-        ``game``: the one check of a network config, made by :class:`PolicyNet` and by
-        the training config's loader."""
-        if isinstance(self.hidden, bool) or not isinstance(self.hidden, int) or self.hidden <= 0:
-            raise ValueError(f"net.hidden must be a positive integer, got {self.hidden!r}")
-        if isinstance(self.layers, bool) or not isinstance(self.layers, int) or self.layers < 1:
-            raise ValueError(f"net.layers must be an integer >= 1, got {self.layers!r}")
-        if isinstance(self.card_channels, bool) or not isinstance(self.card_channels, int) or self.card_channels <= 0:
-            raise ValueError(f"net.card_channels must be a positive integer, got {self.card_channels!r}")
-        try:
-            check_features(self.features, game, self.expert_params)
-        except ValueError as e:
-            field = "net.expert_params" if self.expert_params and "net." not in str(e) else ""
-            raise ValueError(f"{field}: {e}" if field else str(e)) from None
-        if not isinstance(self.trunk_features, bool):
-            raise ValueError(f"net.trunk_features must be true or false, got {self.trunk_features!r}")
+    def __post_init__(self):
+        """The checks between fields (each field's own type and range are declared)."""
         if not self.trunk_features and self.features != "none" and not (
                 self.prior_scale or self.card_head or self.features == "engine"):
             raise ValueError(f"net.trunk_features is false and nothing else reads the {self.features!r} "
                              f"features (net.prior_scale is 0, no card head): set one, or features: none")
-        if not isinstance(self.card_readout, bool):
-            raise ValueError(f"net.card_readout must be true or false, got {self.card_readout!r}")
         if self.card_readout and self.card_head:
             raise ValueError("net.card_readout and net.card_head both score the card actions: choose one")
-        if not isinstance(self.fact_gate, bool):
-            raise ValueError(f"net.fact_gate must be true or false, got {self.fact_gate!r}")
         if self.fact_gate and self.features != "engine":
             raise ValueError(f"net.fact_gate weighs the engine's facts: it needs net.features: engine, "
                              f"got {self.features!r}")
         if not self.uses_expert and self.prior_scale:
             raise ValueError(f"net.prior_scale must be 0 when net.features is {self.features!r} "
                              f"(the prior is the expert's preference), got {self.prior_scale}")
+
+    def check(self, game) -> "NetConfig":
+        """Raise ValueError unless ``game`` offers this network's features (and its expert's
+        parameters parse): the check of a network config against a game, made by
+        :class:`PolicyNet` and by the training config's loader."""
+        try:
+            check_features(self.features, game, self.expert_params)
+        except ValueError as e:
+            field = "net.expert_params" if self.expert_params and "net." not in str(e) else ""
+            raise ValueError(f"{field}: {e}" if field else str(e)) from None
         return self
 
     @classmethod
     def from_dict(cls, d: dict) -> "NetConfig":
-        """A config saved by :func:`dataclasses.asdict`, also one written before the
-        card-set encoder was removed (its ``card_encoder: false`` and ``card_dim`` are
-        dropped; a network that used it cannot be read)."""
-        d = dict(d)
-        if d.pop("card_encoder", False):
-            raise ValueError("this network uses the card-set encoder (net.card_encoder), which was removed")
-        d.pop("card_dim", None)
-        return cls(**d)
+        """A config saved by :func:`dataclasses.asdict` (a checkpoint's ``net_config``); a key
+        this version does not know is an error naming it and the known ones."""
+        return build(cls, d, "net.")
 
     @property
     def uses_expert(self) -> bool:

@@ -7,6 +7,8 @@ from dataclasses import fields
 
 import numpy as np
 
+from rummyrl.settings import build
+
 
 def split_items(text: str) -> list[str]:
     """The comma-separated items of ``text``, stripped and the empty ones dropped, where a
@@ -30,36 +32,25 @@ def split_items(text: str) -> list[str]:
     return [s for s in (x.strip() for x in items) if s]
 
 
-def parse_fields(cls, text: str, signed: tuple[str, ...] = (), integers: dict | None = None):
-    """``cls(**values)`` for the ``key=value`` items of ``text``; the fields not named keep
-    their defaults. Every key must be a field of the dataclass ``cls`` and every value a
-    finite number, at least 0 unless its field is in ``signed``; a field of ``integers``
-    (name -> (low, high)) takes a whole number in that range. Anything else is an error that
-    names the item and what is allowed."""
-    names = [f.name for f in fields(cls)]
-    integers = integers or {}
+def parse_fields(cls, text: str):
+    """``cls`` (a settings class, :mod:`rummyrl.settings`) from the ``key=value`` items of
+    ``text``; the fields not named keep their defaults, and each value is checked against its
+    field's declared type and range. An item that is not ``key=value``, a key given twice, an
+    unknown key or a bad value is an error naming it and what is allowed."""
     out = {}
     for item in split_items(text):
         key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or not key:
+            raise ValueError(f"{item!r} in {text!r} is not KEY=VALUE")
         if key in out:
-            raise ValueError(f"expert parameter {key!r} is given twice in {text!r}")
-        if not eq or key not in names:
-            raise ValueError(f"expert parameter {item!r} is not KEY=VALUE with KEY one of {', '.join(names)}")
-        try:
-            number = float(value)
-        except ValueError:
-            number = float("nan")
-        if key in integers:
-            low, high = integers[key]
-            if not (np.isfinite(number) and number == int(number) and low <= number <= high):
-                raise ValueError(f"expert parameter {key}={value!r} must be a whole number from {low} to {high}")
-            out[key] = int(number)
-            continue
-        if not np.isfinite(number) or (key not in signed and number < 0):
-            raise ValueError(f"expert parameter {key}={value!r} must be a finite number"
-                             + ("" if key in signed else " >= 0"))
-        out[key] = number
-    return cls(**out)
+            raise ValueError(f"{key!r} is given twice in {text!r}")
+        for number in (int, float):
+            try:
+                out[key] = number(value)
+                break
+            except ValueError:
+                out[key] = value
+    return build(cls, out)
 
 
 def kernel_array(params, order: tuple[str, ...]) -> np.ndarray:

@@ -29,14 +29,13 @@ How these options and the weights' defaults were measured is in the research rec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from numba import njit
 
 from rummyrl import rummy
 from rummyrl.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, RANK_VALUE
 from rummyrl.melds import MELDS, NUM_MELDS
+from rummyrl.settings import Field, Float, Int, settings
 
 from .base import PreferenceAgent
 from .card_kernels import card_count as _card_count
@@ -61,30 +60,30 @@ for _m, _cards in enumerate(MELDS):
         _MELD_MASKS[_m, _c // NUM_RANKS] |= 1 << (_c % NUM_RANKS)
 
 
-@dataclass(frozen=True)
+@settings(frozen=True, label="expert parameters")
 class RummyExpertParams:
     """Tunable weights of the Rummy expert (``expert:w_outs=10``, ``planner:swap_margin=24``);
     the defaults are the ``expert`` baseline's."""
 
-    w_danger: float = 4.0
+    w_danger: Float[Field(ge=0)] = 4.0
     """Points one unit of danger is worth when choosing a discard."""
-    w_outs: float = 12.0
+    w_outs: Float[Field(ge=0)] = 12.0
     """Points one live card that would complete a meld with a card is worth."""
-    swap_margin: float = 12.0
+    swap_margin: Float[Field()] = 12.0
     """Also take the top discard when keeping it instead of the hand's worst card gains
     more than this (in the discard score's points)."""
 
-    fit_outs: float = 0.0
+    fit_outs: Float[Field(ge=0)] = 0.0
     """Outs (in ``w_outs``) of each unseen card next to a card in its suit that would go onto
     the table: drawn, it would be laid off and the card after it (once the player may lay
     off). 0, the baseline: such cards are not outs."""
-    hold_outs: float = 0.0
+    hold_outs: Float[Field(ge=0)] = 0.0
     """Keep a card that could be laid off in the hand while it has at least this many outs
     and laying off every such card would not let the player go out this turn. 0, the
     baseline: lay off every card that fits."""
-    w_danger_close: float = 4.0
+    w_danger_close: Float[Field(ge=0)] = 4.0
     """``w_danger`` while the next player holds at most ``close_cards`` cards."""
-    close_cards: int = 0
+    close_cards: Int[Field(ge=0, le=NUM_CARDS)] = 0
     """See ``w_danger_close``; 0, the baseline: never."""
 
     def as_array(self) -> np.ndarray:
@@ -98,10 +97,8 @@ KERNEL_ORDER = ("w_danger", "w_outs", "swap_margin", "fit_outs", "hold_outs", "w
 
 def parse_params(text: str) -> RummyExpertParams:
     """``"swap_margin=24,w_danger=4"`` -> :class:`RummyExpertParams`; the fields not named keep
-    their defaults. Every key must be a field and every value a finite number (the weights
-    ``w_danger`` and ``w_outs`` at least 0)."""
-    return parse_fields(RummyExpertParams, text, signed=("swap_margin",),
-                        integers={"close_cards": (0, NUM_CARDS)})
+    their defaults, and each value must be in its field's range."""
+    return parse_fields(RummyExpertParams, text)
 
 
 @njit(cache=True, nogil=True)

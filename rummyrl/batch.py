@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from .cards import NUM_CARDS, check_deck
+from .settings import SettingsError, build
 from .deals import first_dealer, shuffled_decks
 
 
@@ -41,27 +42,24 @@ class BatchState:
         )
 
 
-def config_from_dict(cls, d: dict, game: str):
-    """``cls(**d)``, with an error naming unknown keys and the known ones."""
-    if not isinstance(d, Mapping):
-        raise TypeError(f"{game} options must be a mapping of option names to values, got {type(d).__name__}")
-    known = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(map(repr, set(d) - known))
-    if unknown:
-        raise ValueError(f"unknown {game} option(s) [{', '.join(unknown)}]; known: {sorted(known)}")
-    return cls(**d)
-
-
 class BatchConfig:
-    """Base of the engines' frozen config dataclasses: :meth:`from_dict`."""
+    """Base of the engines' frozen settings classes (:func:`rummyrl.settings.settings`):
+    :meth:`from_dict`."""
 
     #: the game's name in error messages (a class attribute, not a dataclass field)
     game_name = "card game"
 
     @classmethod
     def from_dict(cls, d: dict):
-        """Build from a mapping; an unknown key is an error naming it and the known ones."""
-        return config_from_dict(cls, d, cls.game_name)
+        """Build from a mapping of option names; an unknown one is an error naming it and the
+        known ones, a bad value one naming the option, the value and what is allowed."""
+        if not isinstance(d, Mapping):
+            raise TypeError(f"{cls.game_name} options must be a mapping of option names to values, "
+                            f"got {type(d).__name__}")
+        try:
+            return build(cls, dict(d))
+        except SettingsError as e:
+            raise SettingsError(e if str(e).startswith(cls.__name__) else f"{cls.__name__}: {e}") from None
 
 
 @njit(cache=True, nogil=True)

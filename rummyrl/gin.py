@@ -56,6 +56,7 @@ after a hand ends in a ``DONE`` state the revealed hands, melds and lay-offs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from numba import njit
@@ -67,6 +68,7 @@ from .batch import (BatchConfig, BatchState, deal_orders, deck_schedule, first_i
                     player_array, reset_lanes, step_lanes, take_top_discard, throw_card)
 from .melds import deadwood_one, knock_bits_one, suit_masks_one
 from .cards import NUM_CARDS, NUM_RANKS, card_str
+from .settings import Field, Int, settings
 
 # --------------------------------------------------------------------------------------
 # Constants
@@ -114,72 +116,45 @@ class IllegalActionError(ValueError):
 # --------------------------------------------------------------------------------------
 # Config
 # --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@settings(frozen=True, label="GinConfig")
 class GinConfig(BatchConfig):
-    """Rule options (docs/rules.md "What the sources leave open") and scoring constants."""
+    """Rule options (docs/rules.md "What the sources leave open") and scoring constants, each
+    declared with its range (the upper bounds keep scores in the state's int32 and counters
+    in its int16)."""
 
     game_name = "Gin Rummy"
 
-    episode: str = "game"
+    episode: Literal["hand", "game"] = "game"
     """``"hand"``: an episode is one hand; ``"game"``: hands until the target (G-15)."""
-    target: int = 100
+    target: Int[Field(ge=1, le=MAX_POINTS)] = 100
     """Points that end the game (G-15)."""
-    knock_limit: int = 10
+    knock_limit: Int[Field(ge=0, le=100)] = 10
     """Highest deadwood a player may knock with (G-6)."""
-    gin_bonus: int = 25
+    gin_bonus: Int[Field(ge=0, le=MAX_POINTS)] = 25
     """Bonus for gin (G-14)."""
-    undercut_bonus: int = 25
+    undercut_bonus: Int[Field(ge=0, le=MAX_POINTS)] = 25
     """Bonus for an undercut or a tie (G-12, G-13)."""
-    big_gin_bonus: int | None = None
+    big_gin_bonus: Int[Field(ge=0, le=MAX_POINTS)] | None = None
     """Big gin (G-7): ``None`` = not allowed (default); a number enables it with that bonus
     (31 is usual)."""
-    game_bonus: int = 100
+    game_bonus: Int[Field(ge=0, le=MAX_POINTS)] = 100
     """Bonus to the game winner (G-16)."""
-    box_bonus: int = 25
+    box_bonus: Int[Field(ge=0, le=MAX_POINTS)] = 25
     """Bonus per hand won, to the game winner (G-17)."""
     loser_box_bonus: bool = False
     """Give the loser its box bonus too (G-17 option)."""
-    dealer_rule: str = "alternate"
+    dealer_rule: Literal["alternate", "winner"] = "alternate"
     """Who deals the next hand (G-3): ``"alternate"``, or ``"winner"`` (the winner of the
     hand; after a dead hand the same dealer deals again)."""
-    stock_floor: int = 2
+    stock_floor: Int[Field(ge=0, le=30)] = 2
     """A discard that leaves this many stock cards ends the hand dead (G-10)."""
-    max_actions: int = 300
+    max_actions: Int[Field(ge=4, le=30000)] = 300
     """Actions in one hand before it is cut off as truncated (G-10a)."""
-    max_hands: int = 100
+    max_hands: Int[Field(ge=1, le=10000)] = 100
     """Hands in one game before the game is cut off as truncated (a safety cap beyond the
     rule book: two players that never knock would otherwise play forever)."""
     forbid_taken_discard: bool = True
     """C-4: the card just taken from the discard pile may not be discarded that turn."""
-
-    def __post_init__(self):
-        def need(cond, msg):
-            if not cond:
-                raise ValueError(f"GinConfig: {msg}")
-
-        for name in ("target", "knock_limit", "gin_bonus", "undercut_bonus", "game_bonus",
-                     "box_bonus", "stock_floor", "max_actions", "max_hands"):
-            v = getattr(self, name)
-            need(isinstance(v, (int, np.integer)) and not isinstance(v, bool),
-                 f"{name} must be an integer, got {v!r}")
-        need(self.episode in ("hand", "game"), f"episode must be 'hand' or 'game', got {self.episode!r}")
-        need(self.dealer_rule in ("alternate", "winner"),
-             f"dealer_rule must be 'alternate' or 'winner', got {self.dealer_rule!r}")
-        # the upper bounds keep scores in the state's int32 and counters in its int16
-        need(1 <= self.target <= MAX_POINTS, f"target must be in 1..{MAX_POINTS}, got {self.target}")
-        need(0 <= self.knock_limit <= 100, f"knock_limit must be in 0..100, got {self.knock_limit}")
-        for name in ("gin_bonus", "undercut_bonus", "game_bonus", "box_bonus"):
-            v = getattr(self, name)
-            need(0 <= v <= MAX_POINTS, f"{name} must be in 0..{MAX_POINTS}, got {v}")
-        need(self.big_gin_bonus is None or (isinstance(self.big_gin_bonus, (int, np.integer))
-                                            and not isinstance(self.big_gin_bonus, bool)
-                                            and 0 <= self.big_gin_bonus <= MAX_POINTS),
-             f"big_gin_bonus must be None (off) or an integer in 0..{MAX_POINTS}, got {self.big_gin_bonus!r}")
-        need(0 <= self.stock_floor <= 30, f"stock_floor must be in 0..30, got {self.stock_floor}")
-        need(4 <= self.max_actions <= 30000, f"max_actions must be in 4..30000, got {self.max_actions}")
-        need(1 <= self.max_hands <= 10000, f"max_hands must be in 1..10000, got {self.max_hands}")
-        need(isinstance(self.loser_box_bonus, bool), "loser_box_bonus must be true or false")
-        need(isinstance(self.forbid_taken_discard, bool), "forbid_taken_discard must be true or false")
 
 
 # --------------------------------------------------------------------------------------

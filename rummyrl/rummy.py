@@ -146,12 +146,14 @@ round_actions     1           actions so far this round / action_cap
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal  # the choices of an option
 
 import numpy as np
 from numba import njit
 
 from .cards import NUM_CARDS, NUM_RANKS, NUM_SUITS, VALUE, card_str, cards_str
 from . import melds as M
+from .settings import Field, Int, settings
 from .deals import game_seeds
 from .batch import (BatchConfig, BatchState, deal_orders, deck_schedule, first_illegal, game_index,
                     illegal_action_error, init_args, lane_rows, new_game, observation_buffer,
@@ -245,25 +247,25 @@ _VALUE = np.ascontiguousarray(VALUE, dtype=np.int64)
 # --------------------------------------------------------------------------------------
 # Config
 # --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@settings(frozen=True, label="RummyConfig")
 class RummyConfig(BatchConfig):
     """Rule options (docs/rules.md "What the sources leave open") and caps."""
 
     game_name = "Rummy"
 
-    num_players: int = 4
+    num_players: Int[Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)] = 4
     """Players at the table, 2..6 (R-1)."""
-    episode: str = "game"
+    episode: Literal["round", "game"] = "game"
     """``"round"``: an episode is one round; ``"game"``: rounds until the target (R-9)."""
-    target: int = 200
+    target: Int[Field(ge=1, le=MAX_TARGET)] = 200
     """Points that end the game (R-9)."""
-    stock_passes: int = 1
+    stock_passes: Int[Field(ge=0, le=100)] = 1
     """How many times per round the discard pile may be turned over as a new stock (R-7).
     After the last card of the last stock allowed is drawn the round ends drawn, unless
     the drawer goes out in that turn. 0: the first stock is the only one."""
-    hand_size: int = 7
+    hand_size: Int[Field(ge=1)] = 7
     """Cards dealt to each player (R-1)."""
-    max_actions: int | None = None
+    max_actions: Int[Field(ge=4, le=30000)] | None = None
     """Actions in one round before it is cut off as truncated (move cap, as G-10a).
     ``None`` (default): ``ACTIONS_PER_STOCK_CARD * (stock_start + 1) * (stock_passes + 1)``,
     see :attr:`action_cap` (760 / 480 / 200 actions with 2 / 4 / 6 players). A round
@@ -272,7 +274,7 @@ class RummyConfig(BatchConfig):
     a few actions per stock card; the cap, well above what random play takes, cuts only
     rounds in which players keep taking the discard back, which the rules do not stop (a flat ``150 * num_players`` would cut 2-player rounds of
     random play and allow 6-player rounds twelve times their usual length)."""
-    max_rounds: int = 100
+    max_rounds: Int[Field(ge=1, le=10000)] = 100
     """Rounds in one game before the game is cut off as truncated (a safety cap beyond
     the rule book: players that never go out would otherwise play forever)."""
     forbid_taken_discard: bool = True
@@ -280,34 +282,14 @@ class RummyConfig(BatchConfig):
     same turn (unless it is the only card left)."""
 
     def __post_init__(self):
-        def need(cond, msg):
-            if not cond:
-                raise ValueError(f"RummyConfig: {msg}")
-
-        def is_int(v):
-            return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
-        for name in ("num_players", "target", "stock_passes", "hand_size", "max_rounds"):
-            v = getattr(self, name)
-            need(is_int(v), f"{name} must be an integer, got {v!r}")
-        need(MIN_PLAYERS <= self.num_players <= MAX_PLAYERS,
-             f"num_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players}")
-        need(self.episode in ("round", "game"), f"episode must be 'round' or 'game', got {self.episode!r}")
-        need(1 <= self.target <= MAX_TARGET, f"target must be in 1..{MAX_TARGET}, got {self.target}")
-        need(0 <= self.stock_passes <= 100, f"stock_passes must be in 0..100, got {self.stock_passes}")
+        """The checks between fields (each field's own type and range are declared)."""
         most = (NUM_CARDS - 2) // self.num_players
-        need(1 <= self.hand_size <= most,
-             f"hand_size must be in 1..{most} for {self.num_players} players (the deal must leave "
-             f"an upcard and at least one stock card), got {self.hand_size}")
-        need(self.max_actions is None or is_int(self.max_actions),
-             f"max_actions must be None (default) or an integer, got {self.max_actions!r}")
-        if self.max_actions is not None:
-            need(4 <= self.max_actions <= 30000, f"max_actions must be in 4..30000, got {self.max_actions}")
-        need(self.action_cap <= 30000,
-             f"the default move cap {self.action_cap} for stock_passes={self.stock_passes} exceeds "
-             f"30000 actions: set max_actions")
-        need(1 <= self.max_rounds <= 10000, f"max_rounds must be in 1..10000, got {self.max_rounds}")
-        need(isinstance(self.forbid_taken_discard, bool), "forbid_taken_discard must be true or false")
+        if self.hand_size > most:
+            raise ValueError(f"hand_size must be in 1..{most} for {self.num_players} players (the deal "
+                             f"must leave an upcard and at least one stock card), got {self.hand_size}")
+        if self.action_cap > 30000:
+            raise ValueError(f"the default move cap {self.action_cap} for stock_passes="
+                             f"{self.stock_passes} exceeds 30000 actions: set max_actions")
 
     @property
     def action_cap(self) -> int:

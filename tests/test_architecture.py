@@ -47,7 +47,7 @@ LAYERS = {
 LAYER_NAMES = ("engines", "registry", "agents", "networks", "envs", "tournaments", "training", "CLIs")
 #: third-party packages each layer may import beside the standard library
 THIRD_PARTY = {
-    0: {"numpy", "numba"},
+    0: {"numpy", "numba", "pydantic", "annotated_types"},  # rummyrl.settings: pydantic validates every settings class
     1: {"numpy"},
     2: {"numpy", "numba"},
     3: {"numpy", "torch"},

@@ -68,7 +68,7 @@ def test_wheel_holds_only_the_rummyrl_namespace(wheel):
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
     assert top == {"rummyrl"}, top
     for module in ("rummyrl/gin.py", "rummyrl/envs/gin_rummy_v0.py", "rummyrl/agents/gin_expert.py",
-                   "rummyrl/train.py", "rummyrl/training/loop.py", "rummyrl/evaluate.py",
+                   "rummyrl/training/cli.py", "rummyrl/settings.py", "rummyrl/training/loop.py", "rummyrl/evaluate.py",
                    "rummyrl/agents/play.py", "rummyrl/agents/search.py", "rummyrl/gin_beliefs.py",
                    "rummyrl/agents/pretrained/gin.pt", "rummyrl/agents/pretrained/rummy.pt",
                    "rummyrl/web/server.py", "rummyrl/web/static/index.html", "rummyrl/web/static/app.js",

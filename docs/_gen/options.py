@@ -6,11 +6,13 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import typing
 from pathlib import Path
 
 from _gen.common import warn
 from _gen.markdown import BORDER_RE, docstring_of, md_table, rst_table, rst_to_markdown
 from _gen.source import _default, field_docs, fmt_value, obj, one_line
+from rummyrl.settings import describe
 
 
 def gen_docstring(dotted: str, skip_title: str = "") -> str:
@@ -76,8 +78,23 @@ def gen_config_table(dotted, style: str = "python", prefix: str = "", only: str 
             shown = "(required)"
         else:
             shown = f"`{fmt_value(default, style)}`"
-        rows.append([f"`{prefix}{f.name}`", f"`{d.get('type', '')}`", shown, one_line(text)])
-    return md_table(["field", "type", "default", "meaning"], rows)
+        typ, allowed = type_and_range(cls, f.name, d.get("type", ""))
+        rows.append([f"`{prefix}{f.name}`", f"`{typ}`", allowed, shown, one_line(text)])
+    return md_table(["field", "type", "allowed", "default", "meaning"], rows)
+
+
+def type_and_range(cls, name: str, written: str) -> tuple[str, str]:
+    """A field's type and what it allows, as a settings class declares them (rummyrl.settings:
+    the range of an ``Int``/``Float``, the choices of a ``Literal``); other classes' fields
+    show their annotation as written."""
+    info = getattr(cls, "__pydantic_fields__", {}).get(name)
+    if info is None:
+        return written, ""
+    ann = info.annotation
+    if typing.get_origin(ann) is typing.Literal:
+        return "str", ", ".join(f"`{a}`" for a in typing.get_args(ann))
+    shown = ann.__name__ if isinstance(ann, type) else str(ann).replace("typing.", "")
+    return shown, describe(info.metadata)
 
 
 def gen_search_options() -> str:

@@ -2,8 +2,10 @@
 
 One job per module, in the order a run uses them:
 
-* :mod:`.config`: :class:`TrainConfig` (every field documented), YAML loading with
-  ``key=value`` overrides, the checks behind :class:`ConfigError`, the retired keys.
+* :mod:`.config`: :class:`TrainConfig` (every field declared with its type, range and
+  documentation, :mod:`rummyrl.settings`), YAML loading with ``key=value`` overrides,
+  :func:`~.config.check` against the game, the agents and this machine.
+* :mod:`.device`: the ``device`` and ``precision`` options read against this machine.
 * :mod:`.pool`: the opponent pool: the current policy, its past snapshots and the
   rule-based baselines, drawn per game with configurable weights.
 * :mod:`.methods`: the seam between the trainer and the ways a run learns (``algo``): one

@@ -33,7 +33,7 @@ from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.distributed import RayMissingError, RayUnavailableError
 
 from .commands import command_line
-from .config import ConfigError, load_config, to_overrides, upgrade
+from .config import ConfigError, load_config, to_overrides
 from .evaluation import final_report
 from .loop import train
 from .recipe import Stopped, is_recipe, load_recipe, run_recipe
@@ -67,8 +67,7 @@ def main(argv=None) -> int:
             if "counters" not in resume or "optimizer" not in resume:
                 raise ValueError(f"{args.resume} holds a network alone (a shipped or exported one), not a run to "
                                  f"continue; start a run from its network with init={args.resume}")
-            base = upgrade(resume["train_config"])  # a config saved by an earlier version in today's keys
-            cfg = load_config(None, to_overrides(base) + (QUICK if args.quick else []) + args.overrides)
+            cfg = load_config(None, to_overrides(resume["train_config"]) + (QUICK if args.quick else []) + args.overrides)
         else:
             path = args.config or "configs/gin_rummy.yaml"
             cfg = load_config(path, (QUICK if args.quick else []) + args.overrides)

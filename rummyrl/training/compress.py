@@ -33,7 +33,8 @@ import json
 import math
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
+from typing import Annotated
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,7 @@ from rummyrl.agents.checkpoint import build_net, load_checkpoint, save_weights
 from rummyrl.agents.features import action_features
 from rummyrl.agents.network import NetConfig, PolicyNet
 from rummyrl.agents.neural import NeuralAgent
+from rummyrl.settings import Field, Float, Int, settings
 from rummyrl.tournament import match_config, pairing_chunks, play_chunk
 
 from .offline import rows_path
@@ -54,70 +56,53 @@ from .offline import rows_path
 TEACHER = "teacher"
 
 
-@dataclass
+@settings(section="compress")
 class CompressConfig:
     """What :func:`compress` makes and how (the fields of a recipe's ``compress`` stage)."""
 
     net: dict = field(default_factory=dict)
     """The student's architecture: :class:`~rummyrl.agents.network.NetConfig` fields over the
     teacher's (``{card_head: false}``, ``{trunk_features: false, hidden: 64}``)."""
-    opponents: dict = field(default_factory=lambda: {"simple": 1.0, "expert": 1.0})
+    opponents: Annotated[dict[str, Float[Field(gt=0)]], Field(min_length=1)] = field(
+        default_factory=lambda: {"simple": 1.0, "expert": 1.0})
     """Agent spec -> weight: the teacher's opponents in the games that make the positions,
     each playing that share of ``games`` (and of ``valid_games``); ``teacher`` is the teacher
     itself, greedy (a network that learned without the expert keeps it out of its student's
     positions too)."""
-    games: int = 2000
+    games: Int[Field(ge=1)] = 2000
     """Games (to the target) whose teacher decisions are the training positions."""
-    valid_games: int = 200
+    valid_games: Int[Field(ge=1)] = 200
     """Games on other deals whose teacher decisions are held out: they choose the epoch kept."""
-    keep: float = 1.0
+    keep: Float[Field(gt=0, le=1)] = 1.0
     """Share of the teacher's decisions recorded, drawn at random (the decisions of one game are
     alike: more games at a lower share are more varied data in the same memory)."""
-    explore: float = 0.0
+    explore: Float[Field(ge=0, lt=1)] = 0.0
     """Share of the teacher's moves in the training games sampled from its policy instead of
     greedy, so that the student also sees positions a little off the teacher's path (the
     held-out games are greedy)."""
     options: dict = field(default_factory=dict)
     """Rule options of those games, as evaluate.py's ``--option`` (``{max_hands: 30}``)."""
-    epochs: int = 10
+    epochs: Int[Field(ge=1)] = 10
     """Passes over the training positions."""
-    learning_rate: float = 1e-3
+    learning_rate: Float[Field(gt=0)] = 1e-3
     """Adam's learning rate at the first epoch, lowered linearly to 1/epochs of it at the last."""
-    minibatch_size: int = 512
+    minibatch_size: Int[Field(ge=1)] = 512
     """Positions per gradient step."""
-    vf_coef: float = 0.5
+    vf_coef: Float[Field(ge=0)] = 0.5
     """Weight of the value's squared error to the teacher's value."""
-    seed: int = 0
+    seed: Int[Field(ge=0)] = 0
     """The deals, the opponents' and the teacher's draws, the student's initialisation and its
     minibatches."""
 
-    def check(self, game=None, teacher: NetConfig | None = None) -> "CompressConfig":
-        """Raise ValueError naming the first field that is wrong; with ``game`` and the
-        ``teacher``'s network config, also the student's network."""
-        for name in ("games", "valid_games", "epochs", "minibatch_size", "seed"):
-            v = getattr(self, name)
-            low = 0 if name == "seed" else 1
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise ValueError(f"compress.{name} must be an integer >= {low}, got {v!r}")
-        for name, ok, want in (("keep", lambda x: 0 < x <= 1, "in (0, 1]"), ("explore", lambda x: 0 <= x < 1,
-                               "in [0, 1)"), ("learning_rate", lambda x: x > 0, "> 0"),
-                               ("vf_coef", lambda x: x >= 0, ">= 0")):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not ok(v):
-                raise ValueError(f"compress.{name} must be a number {want}, got {v!r}")
-        if not isinstance(self.opponents, dict) or not self.opponents:
-            raise ValueError(f"compress.opponents must map agent specs to weights, got {self.opponents!r}")
-        for spec, w in self.opponents.items():
-            if isinstance(w, bool) or not isinstance(w, (int, float)) or not w > 0:
-                raise ValueError(f"compress.opponents: the weight of {spec!r} must be a number > 0, got {w!r}")
-        if not isinstance(self.net, dict):
-            raise ValueError(f"compress.net must be a mapping of network fields, got {self.net!r}")
-        known = {f.name for f in dataclasses.fields(NetConfig)}
-        unknown = sorted(set(self.net) - known)
+    def __post_init__(self):
+        unknown = sorted(set(self.net) - {f.name for f in dataclasses.fields(NetConfig)})
         if unknown:
-            raise ValueError(f"compress.net: unknown network field(s) {unknown}; known: {sorted(known)}")
-        if not isinstance(self.options, dict):
-            raise ValueError(f"compress.options must be a mapping of rule options, got {self.options!r}")
+            raise ValueError(f"compress.net: unknown network field(s) {unknown}; known: "
+                             f"{sorted(f.name for f in dataclasses.fields(NetConfig))}")
+
+    def check(self, game=None, teacher: NetConfig | None = None) -> "CompressConfig":
+        """With ``game`` and the ``teacher``'s network config: raise ValueError unless the
+        student's network is one that ``game`` offers (the fields are checked when built)."""
         if game is not None and teacher is not None:
             student_config(teacher, self.net).check(games.get(game))
         return self

@@ -19,7 +19,8 @@ from rummyrl.agents.base import tell_rules
 from rummyrl.agents.network import NetStack, PolicyNet
 from rummyrl.agents.neural import NeuralAgent
 
-from .config import OpponentConfig, TrainConfig, engine_config, play_precision
+from .config import OpponentConfig, TrainConfig, engine_config
+from .device import play_precision
 from .state import rng_state, set_rng_state
 
 
@@ -158,7 +159,7 @@ class OpponentPool:
 
 def snapshot_agent(game, net_cfg, weights: dict, index: int, seed=None, precision: str = "fp32") -> NeuralAgent:
     """A sampling agent of a network with ``weights``: a pool's ``index``-th snapshot, its
-    trunk in ``precision`` (:func:`~.config.play_precision`)."""
+    trunk in ``precision`` (:func:`~.device.play_precision`)."""
     copy = PolicyNet(game, net_cfg).set_precision(precision)
     copy.load_state_dict(weights)
     return NeuralAgent(copy, name=f"snapshot{index}", greedy=False, seed=seed)

@@ -58,23 +58,25 @@ import time
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import yaml
 
 from rummyrl import report, tournament
 from rummyrl.agents.checkpoint import build_net, load_checkpoint
+from rummyrl.settings import Field, Float, Int, build, settings
 
 from .commands import command_line
 from .compress import CompressConfig, compress_to_file
 from .compress import describe_kept as describe_student
-from .config import ConfigError, TrainConfig, load_config, to_overrides
+from .config import ConfigError, TrainConfig, load_config, to_overrides, yaml_value
 from .evaluation import report_run
 from .export import export_pretrained
 from .loop import train
 from .offline import SELECT, describe_kept, fit_to_file, rows_path
 
 
-@dataclass
+@settings
 class TrainStage:
     """A train.py run."""
 
@@ -90,7 +92,7 @@ class TrainStage:
     the network of step 0), as train.py does."""
 
 
-@dataclass
+@settings
 class FitStage:
     """An offline fit of a train stage's saved search records (``scripts/exit_fit.py``)."""
 
@@ -98,36 +100,36 @@ class FitStage:
     """The ``train`` stage whose ``records/`` (``exit.save_records: true``) it fits."""
     set: dict = field(default_factory=dict)
     """Config values over that stage's config (the fit's ``learning_rate``, ``minibatch_size``)."""
-    epochs: int = 8
+    epochs: Int[Field(ge=1)] = 8
     """Passes over the training records."""
-    select: str = "loss"
+    select: Literal[tuple(SELECT)] = "loss"
     """The epoch kept: ``loss`` (the lowest validation loss) or ``q_gain`` (the highest)."""
-    valid_every: int = 10
+    valid_every: Int[Field(ge=2)] = 10
     """One records file in this many is held out for validation."""
-    first: int = 0
+    first: Int[Field(ge=0)] = 0
     """Fit the first this many records files only (0: all)."""
-    min_gain: float = 0.0
+    min_gain: Float[Field(ge=0)] = 0.0
     """Teach search's departures only where its values put them this many points above the
     network's choice (0: all of them)."""
     init: str = ""
     """A network to start from instead of a fresh one (as ``train``'s ``init``)."""
 
 
-@dataclass
+@settings
 class EvaluateStage:
     """evaluate.py's tournament."""
 
     checkpoint: str
     """The network: a file in an earlier stage's folder (``ppo/best.pt``), a stage, or a path."""
-    against: list = field(default_factory=lambda: ["simple", "expert"])
+    against: list[str] = field(default_factory=lambda: ["simple", "expert"])
     """The other agents (names or checkpoints); every pair plays, as in evaluate.py."""
-    games: int = 2000
+    games: Int[Field(ge=1)] = 2000
     """Games per pairing."""
-    seed: int = 0
+    seed: Int[Field()] = 0
     """evaluate.py's ``--seed`` (20011: the deals of the research record's tables)."""
-    unit: str = "game"
+    unit: Literal["game", "hand"] = "game"
     """``game`` (to the target) or ``hand``."""
-    players: int = 0
+    players: Int[Field(ge=0)] = 0
     """Players per game (0: the checkpoint's)."""
     options: dict = field(default_factory=dict)
     """Rule options, evaluate.py's ``--option`` (``{max_hands: 30}``)."""
@@ -135,20 +137,20 @@ class EvaluateStage:
     """Duplicate deals (evaluate.py's default)."""
 
 
-@dataclass
+@settings
 class ExportStage:
     """The network of a checkpoint alone (``scripts/export_pretrained.py``)."""
 
     checkpoint: str
     """The network: a file in an earlier stage's folder (``ppo/best.pt``), a stage, or a path."""
-    results: list = field(default_factory=list)
+    results: list[str] = field(default_factory=list)
     """``evaluate`` stages whose pairings of the network the file keeps."""
     out: str = ""
     """Where to write (default ``<game>.pt`` in the stage's folder); ``agents/pretrained/<game>.pt``
     replaces the shipped network."""
 
 
-@dataclass
+@settings
 class CompressStage(CompressConfig):
     """A network distilled into a faster architecture (:mod:`.compress`): the fields of
     :class:`~.compress.CompressConfig`, and the teacher."""
@@ -234,7 +236,7 @@ class Recipe:
 def is_recipe(path: str | Path) -> bool:
     """Whether the YAML file at ``path`` is a recipe (a mapping with ``stages``) rather than a config."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        data = yaml_value(Path(path).read_text())
     except (OSError, yaml.YAMLError):
         return False
     return isinstance(data, dict) and "stages" in data
@@ -245,7 +247,7 @@ def load_recipe(path: str | Path, overrides: list[str] = (), run_dir: str | Path
     (its fields, its config, the stages it names); :class:`ConfigError` names what is wrong."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml_value(path.read_text())
     except OSError as e:
         raise ConfigError(f"recipe {str(path)!r} cannot be read: {e}") from None
     except yaml.YAMLError as e:
@@ -274,25 +276,11 @@ def load_recipe(path: str | Path, overrides: list[str] = (), run_dir: str | Path
 
 
 def _spec(recipe: str, stage: str, do: str, raw: dict):
-    cls = KINDS[do]
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(raw) - names)
-    if unknown:
-        raise ConfigError(f"recipe {recipe}: stage {stage!r} ({do}) has unknown key(s) {unknown}; known: "
-                          f"{sorted(names | {'do'})}")
-    required = [f.name for f in dataclasses.fields(cls)
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
-    missing = [k for k in required if k not in raw]
-    if missing:
-        raise ConfigError(f"recipe {recipe}: stage {stage!r} ({do}) needs {missing}")
-    types = typing.get_type_hints(cls)
-    for k, v in raw.items():
-        want = types[k]
-        number = isinstance(v, (int, float)) and not isinstance(v, bool)
-        ok = (number and (want is float or isinstance(v, int))) if want in (int, float) else isinstance(v, want)
-        if not ok:
-            raise ConfigError(f"recipe {recipe}: stage {stage!r}: {k} must be {want.__name__}, got {v!r}")
-    return cls(**{k: float(v) if types[k] is float else v for k, v in raw.items()})
+    """The stage's :data:`KINDS` settings from its mapping; an error names the recipe and the stage."""
+    try:
+        return build(KINDS[do], raw)
+    except ConfigError as e:
+        raise ConfigError(f"recipe {recipe}: stage {stage!r} ({do}): {e}") from None
 
 
 def _override(recipe: Recipe, item: str) -> None:
@@ -314,7 +302,7 @@ def _override(recipe: Recipe, item: str) -> None:
     if top not in fields:
         raise ConfigError(f"override {item!r}: a {s.do} stage has no field {top!r}; fields: {sorted(fields)}")
     try:
-        value = yaml.safe_load(text)
+        value = yaml_value(text)
     except yaml.YAMLError as e:
         raise ConfigError(f"override {item!r}: cannot parse {text!r}: {e}") from None
     raw = dataclasses.asdict(s.spec)
@@ -339,8 +327,6 @@ def _check_stage(recipe: Recipe, s: Stage) -> None:
         if not recipe.train_config(spec.records).exit.save_records:
             raise ConfigError(f"recipe {recipe.name}: fit {s.name!r}: stage {spec.records!r} saves no records "
                               f"(set exit.save_records: true there)")
-        if spec.select not in SELECT:
-            raise ConfigError(f"recipe {recipe.name}: fit {s.name!r}: select must be one of {list(SELECT)}")
         if spec.init:
             recipe.resolve(spec.init, s.name)
         recipe.train_config(s.name)
@@ -348,8 +334,6 @@ def _check_stage(recipe: Recipe, s: Stage) -> None:
         recipe.resolve(spec.checkpoint, s.name)
         for a in spec.against:
             recipe.resolve(str(a), s.name)
-        if spec.games < 1:
-            raise ConfigError(f"recipe {recipe.name}: evaluate {s.name!r}: games must be >= 1, got {spec.games}")
     elif s.do == "compress":
         if not spec.teacher:
             raise ConfigError(f"recipe {recipe.name}: compress {s.name!r} needs a teacher (a stage, a file in one's "

@@ -24,7 +24,8 @@ from rummyrl.agents.features import feature_width
 from rummyrl.agents.network import PolicyNet
 from rummyrl.agents.neural import sample_actions
 
-from .config import TrainConfig, play_precision
+from .config import TrainConfig
+from .device import play_precision
 from .state import tensor
 
 #: the arrays of a rollout, one row per transition of the learner

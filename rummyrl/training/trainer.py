@@ -33,7 +33,8 @@ from rummyrl.agents.checkpoint import load_checkpoint, save_checkpoint
 from rummyrl.agents.network import NetConfig, PolicyNet
 
 from . import methods
-from .config import ConfigError, TrainConfig, resolve_device, resolve_precision
+from .config import ConfigError, TrainConfig
+from .device import resolve_device, resolve_precision
 from .lanes import Lanes
 from .pool import OpponentPool, snapshot_agent
 from .state import rng_state, set_rng_state, to_cpu

@@ -12,7 +12,7 @@ from rummyrl import training
 from rummyrl.agents.checkpoint import load_checkpoint
 from rummyrl.agents.features import action_features
 from rummyrl.agents.network import ILLEGAL_LOGIT, NetConfig, PolicyNet
-from rummyrl.training import config as config_module
+from rummyrl.training import device as config_module
 from rummyrl.training.rollout import PolicySide
 
 from tiny_runs import TINY
@@ -85,7 +85,7 @@ def test_bf16_trunk_gives_float32_gradients_to_every_weight(gin_batch):
 def test_unknown_precision_is_refused_naming_what_is_allowed():
     with pytest.raises(ValueError, match=r"precision must be one of \('fp32', 'bf16'\), got 'fp16'"):
         trained_like().set_precision("fp16")
-    with pytest.raises(training.ConfigError, match=r"precision must be one of \('fp32', 'bf16', 'auto'\), got 'fp16'"):
+    with pytest.raises(training.ConfigError, match=r"precision must be one of 'fp32', 'bf16' or 'auto', got 'fp16'"):
         training.load_config(None, TINY + ["precision=fp16"])
 
 

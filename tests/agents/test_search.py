@@ -69,12 +69,12 @@ def test_search_departs_from_its_rollout_policy_only_when_values_say_so():
     ("search:rollout=nobody", "unknown agent 'nobody'"),
     ("search:opponent=search", "opponent policy of search cannot be search"),
     ("search:knock=-3", "knock must be a deadwood limit"),
-    ("expert:worlds=3", "expert parameter 'worlds=3' is not KEY=VALUE"),
+    ("expert:worlds=3", "expert parameters: unknown config key 'worlds'"),
     ("random:worlds=3", "agent 'random' takes no options"),
     ("search:rollout=expert:w_gin=30,lookahead=4", r"unknown search option 'lookahead'.*goes in parentheses"),
     ("search:rollout=(expert:w_gin=30,worlds=8", r"a '\(' without its '\)'"),
     ("search:rollout=expert),worlds=8", r"a '\)' without its '\('"),
-    ("search:rollout=(expert:lookahead=12)", "lookahead=.12. must be a whole number from 0 to 11"),
+    ("search:rollout=(expert:lookahead=12)", "lookahead must be in 0..11, got 12"),
 ])
 def test_bad_spec_is_a_clear_error(spec, message):
     with pytest.raises(ValueError, match=message):

@@ -31,7 +31,7 @@ EXPECTED = {
     "01_quickstart": ["observation (794,) float32 | action mask (108,) int8", "256 games finished",
                       "deadwood after discarding each card:", "NUM_ACTIONS = 108", "OBS_DIM = 794",
                       "wins after", "total", "batched: {'player': (64,), 'obs': (64, 3061)"],
-    "02_train_and_evaluate": ["a typo is an error: unknown config key(s) ['num_env']", "environment steps in",
+    "02_train_and_evaluate": ["a typo is an error: unknown config key 'num_env'; known keys: ['algo',", "environment steps in",
                               "| notebook/best | simple | 50 |", "| notebook/best | expert | 50 |",
                               "checkpoint holds:", "python -m rummyrl.agents.play --game gin --opponent",
                               "pretrained gin network from:", "| pretrained | expert | 50 |"],

@@ -73,7 +73,7 @@ def test_reset_done_counts_the_game_up_in_the_rows_given(name):
 def test_configs_from_dict_name_unknown_and_odd_keys(name):
     cls = gin.GinConfig if name == "gin" else rummy.RummyConfig
     assert cls.from_dict({"target": 7}) == cls(target=7)
-    with pytest.raises(ValueError, match=rf"unknown {cls.game_name} option\(s\) \['nosuch', 3\]; known: "):
+    with pytest.raises(ValueError, match=rf"{cls.__name__}: unknown config key\(s\) \['nosuch', 3\]; known keys: "):
         cls.from_dict({"nosuch": 1, 3: 2, "target": 7})
     with pytest.raises(TypeError, match=rf"{cls.game_name} options must be a mapping"):
         cls.from_dict(["target"])

@@ -97,16 +97,16 @@ def test_the_teacher_as_opponent_is_the_teacher_greedy_and_no_other_agent(tmp_pa
 
 
 @pytest.mark.parametrize("fields, words", [
-    ({"games": 0}, "compress.games must be an integer >= 1"),
-    ({"epochs": 1.5}, "compress.epochs must be an integer"),
-    ({"keep": 0.0}, r"compress.keep must be a number in \(0, 1\]"),
-    ({"explore": 1.0}, r"compress.explore must be a number in \[0, 1\)"),
-    ({"learning_rate": -1.0}, "compress.learning_rate must be a number > 0"),
-    ({"opponents": {}}, "compress.opponents must map agent specs to weights"),
-    ({"opponents": {"simple": 0}}, "the weight of 'simple' must be a number > 0"),
+    ({"games": 0}, "compress.games must be >= 1, got 0"),
+    ({"epochs": 1.5}, "compress.epochs must be an integer, got 1.5"),
+    ({"keep": 0.0}, r"compress.keep must be in \(0, 1\], got 0.0"),
+    ({"explore": 1.0}, r"compress.explore must be in \[0, 1\), got 1.0"),
+    ({"learning_rate": -1.0}, "compress.learning_rate must be > 0, got -1.0"),
+    ({"opponents": {}}, "compress.opponents must not be empty"),
+    ({"opponents": {"simple": 0}}, "compress.opponents.simple must be > 0, got 0"),
     ({"net": {"hiden": 64}}, r"unknown network field\(s\) \['hiden'\]"),
     ({"net": {"trunk_features": False, "prior_scale": 0.0}}, "net.trunk_features is false and nothing else"),
-    ({"net": {"hidden": 0}}, "net.hidden must be a positive integer"),
+    ({"net": {"hidden": 0}}, "net.hidden must be > 0, got 0"),
 ])
 def test_bad_options_are_clear_errors(tmp_path, fields, words):
     teacher = learnable_teacher(tmp_path / "t.pt")
@@ -119,13 +119,13 @@ def test_a_recipe_compress_stage_is_checked_when_the_recipe_loads(tmp_path):
     recipe = tmp_path / "r.yaml"
     base = "recipe: r\nstages:\n  ppo:\n    do: train\n    config: configs/gin_rummy.yaml\n"
     recipe.write_text(base + "  small:\n    do: compress\n    teacher: ppo\n    net: {card_channels: 0}\n")
-    with pytest.raises(ConfigError, match="compress 'small': net.card_channels must be a positive integer"):
+    with pytest.raises(ConfigError, match="compress 'small': net.card_channels must be > 0, got 0"):
         load_recipe(recipe)
     recipe.write_text(base + "  small:\n    do: compress\n    net: {card_head: false}\n")
     with pytest.raises(ConfigError, match="compress 'small' needs a teacher"):
         load_recipe(recipe)
     recipe.write_text(base + "  small:\n    do: compress\n    teacher: ppo\n    games: many\n")
-    with pytest.raises(ConfigError, match="games must be int"):
+    with pytest.raises(ConfigError, match="games must be an integer, got 'many'"):
         load_recipe(recipe)
     recipe.write_text(base + "  small:\n    do: compress\n    teacher: ppo/best.pt\n"
                       "  ship:\n    do: export\n    checkpoint: small\n")

@@ -82,7 +82,7 @@ def test_eval_opponents_take_any_spec_and_best_by_names_one(tmp_path):
     ("opponents={'runs/none/best.pt': 1}", ["opponents: 'runs/none/best.pt'", "checkpoint path"]),
     ("opponents={'expert:colour=red': 1}", ["opponents: 'expert:colour=red'", "colour"]),
     ("eval.opponents=[simple, nobody]", ["eval.opponents: 'nobody'", "a name with options"]),
-    ("opponents={simple: -1}", ["opponents weights must be >= 0"]),
+    ("opponents={simple: -1}", ["opponents.simple must be >= 0, got -1"]),
     ("opponents=[simple]", ["opponents must be a mapping"]),
 ])
 def test_a_spec_that_builds_no_agent_is_a_one_line_error(override, words):

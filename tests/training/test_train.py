@@ -20,7 +20,7 @@ from rummyrl.agents.neural import NeuralAgent, sample_actions
 from rummyrl import gin
 from rummyrl.random_play import random_actions
 from rummyrl.training.cli import main
-from rummyrl.training.config import to_overrides, upgrade
+from rummyrl.training.config import to_overrides
 from rummyrl.training.evaluation import FINAL_EVAL_SEED
 from rummyrl.training.lanes import Lanes
 from rummyrl.training.ppo import ppo_update
@@ -193,7 +193,8 @@ def test_masked_logits_carry_no_probability_and_finite_entropy():
     (["net.card_channels=0"], ["net.card_channels"]),
     (["eval.best_by=random"], ["eval.best_by", "random", "'simple', 'expert'"]),
     (["reward_scale=0"], ["reward_scale", "> 0"]),
-    (["reward_scale=nan"], ["reward_scale", "finite"]),
+    (["reward_scale=.nan"], ["reward_scale", "finite"]),
+    (["reward_scale=nan"], ["reward_scale", "must be a number", "'nan'"]),
     (["eval.every_steps=-1"], ["eval.every_steps", ">= 0"]),
     (["eval.every_steps=1.5"], ["eval.every_steps", "integer"]),
     (["eval.every_minutes=-2"], ["eval.every_minutes", ">= 0"]),
@@ -367,23 +368,25 @@ def test_restored_games_credit_the_rewards_owed_at_the_checkpoint_on_time():
     assert credited > 0
 
 
-def test_a_saved_config_of_an_earlier_version_resumes_in_todays_keys(capsys):
-    """upgrade(): a checkpoint's train_config with removed keys (the card-set encoder's,
-    exit.target, exit.temperature, exit.rollout) loads again; soft-max targets become search's
-    choice with its values recorded, and it says so. The same keys in a config file are
-    refused, naming what replaced them."""
+def test_a_key_this_version_does_not_know_is_one_line_naming_it_and_the_known_keys():
+    """A removed or misspelt key, in an override, a config file's section or a checkpoint's
+    saved config, is refused the same way: one line naming the key, its section's known keys."""
     import dataclasses
 
+    from rummyrl.agents.network import NetConfig
+
     saved = dataclasses.asdict(training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml"))
-    saved["net"] |= {"card_encoder": False, "card_dim": 32}
-    saved["exit"] |= {"target": "softmax", "temperature": 5.0, "rollout": "expert"}
-    del saved["exit"]["record_values"]
-    cfg = training.load_config(None, to_overrides(upgrade(saved)))
-    assert cfg.exit.record_values and cfg.net == training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml").net
-    assert "exit.target=softmax" in capsys.readouterr().err
-    for key, value in (("exit.target", "choice"), ("exit.rollout", "expert"), ("net.card_dim", 32)):
-        with pytest.raises(training.ConfigError, match=f"{key} was removed"):
-            training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", [f"{key}={value}"])
+    saved["exit"] |= {"target": "softmax"}
+    for attempt, key in ((lambda: training.load_config(None, to_overrides(saved)), "exit.target"),
+                         (lambda: training.load_config(None, ["net.card_dim=32"]), "net.card_dim"),
+                         (lambda: NetConfig.from_dict({"hidden": 8, "card_encoder": False}), "net.card_encoder")):
+        with pytest.raises(training.ConfigError) as e:
+            attempt()
+        msg = str(e.value)
+        assert "\n" not in msg and msg.startswith(f"unknown config key {key!r}; known keys: ["), msg
+        section = key.split(".")[0]
+        known = {"exit": training.ExitConfig, "net": NetConfig}[section]
+        assert all(f.name in msg for f in dataclasses.fields(known)), msg
 
 
 def test_a_corrupt_checkpoint_is_one_line_naming_the_file_and_the_cause(tmp_path):
