@@ -193,6 +193,7 @@ def test_no_branch_on_a_games_name_outside_the_registry_and_the_games_own_module
     assert len(found) <= 5, "\n".join(found)
 
 
+@pytest.mark.slow
 def test_rule_agents_and_the_envs_work_where_torch_cannot_be_imported():
     code = """
 import sys
@@ -247,6 +248,7 @@ def _prose(path: Path):
             yield tok.start[0], tok.string
 
 
+@pytest.mark.slow
 def test_library_code_cites_no_readme_section_and_quotes_no_win_rate():
     """Docstrings and comments say what the code does and why; results live in the docs,
     generated from JSON (a number typed into a docstring drifts)."""

@@ -105,6 +105,7 @@ def test_the_patterns_catch_what_they_should_and_nothing_else(text, kind):
         assert len(found) == 1 and found[0].startswith(kind), (text, found)
 
 
+@pytest.mark.slow
 def test_library_comments_and_docstrings_hold_no_result_and_no_history():
     files = library_files()
     assert len(files) > 40, "the library's files were not found"

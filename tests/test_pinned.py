@@ -525,6 +525,7 @@ def _pinned_npz(stem: str) -> dict:
 NPZ_PARAMS = [pytest.param(stem, case, id=f"{stem}[{case}]") for stem, cases in NPZ_FILES.items() for case in cases]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stem,case", NPZ_PARAMS)
 def test_pinned_arrays(stem, case):
     pinned = {k: v for k, v in _pinned_npz(stem).items() if k.startswith(case + "/")}

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a wheel built and installed into a fresh environment
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = r"""

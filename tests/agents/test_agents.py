@@ -30,6 +30,7 @@ def _play_checked(eng, state, agents, steps):
     return decisions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("names", [("random", "simple"), ("simple", "expert"), ("expert", "random")])
 def test_gin_baselines_only_play_legal_actions(names):
     state = gin.init(256, seed=11, config=gin.GinConfig(episode="hand"))

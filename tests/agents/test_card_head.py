@@ -69,6 +69,7 @@ def test_an_untrained_card_head_leaves_the_prior_and_a_trained_one_moves_the_tak
     assert not d[mask].any()
 
 
+@pytest.mark.slow
 def test_the_card_head_learns_a_card_rule_better_than_one_row_per_action():
     """Teacher: discard the loosest card, the one with the fewest cards of the hand beside
     it (its rank in other suits, its suit one or two ranks away), the highest of those.

@@ -54,6 +54,7 @@ def legal_moves(child) -> list[tuple[int, str, str]]:
     return moves
 
 
+@pytest.mark.slow
 def test_gin_hand_through_a_terminal():
     child, pexpect = spawn("--game", "gin", "--opponent", "simple", "--seed", "7")
     child.expect(r"Seed 7")
@@ -138,6 +139,7 @@ def test_gin_hand_through_a_terminal():
     assert child.exitstatus == 0
 
 
+@pytest.mark.slow
 def test_end_of_input_ends_the_game_cleanly():
     child, pexpect = spawn("--game", "gin", "--opponent", "random", "--seed", "1", "--ascii")
     child.expect(PROMPT)
@@ -149,6 +151,7 @@ def test_end_of_input_ends_the_game_cleanly():
     assert child.exitstatus == 0
 
 
+@pytest.mark.slow
 def test_rummy_round_through_a_terminal():
     child, pexpect = spawn("--game", "rummy", "--players", "2", "--opponent", "simple", "--seed", "5")
     child.expect(r"Round 1 · dealer: (you|simple)")

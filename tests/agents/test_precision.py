@@ -99,6 +99,7 @@ def test_bf16_where_the_device_would_emulate_it_is_refused_and_auto_falls_back(m
     assert config_module.resolve_precision("fp32", torch.device("cpu")) == "fp32"
 
 
+@pytest.mark.slow
 def test_a_bf16_run_is_reproducible_learns_and_plays_in_bf16_and_evaluates_in_float32(tmp_path, monkeypatch):
     # where the CPU lacks bf16 it is emulated: slow but the same arithmetic, enough for a tiny run
     monkeypatch.setattr(config_module, "bf16_supported", lambda device: True)

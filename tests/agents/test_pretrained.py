@@ -63,6 +63,7 @@ def _random_positions(game: str, n: int, seed: int):
     return np.concatenate(obs), np.concatenate(masks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game, spec, net, shaken", [
     ("gin", "pretrained", None, False), ("gin", "pretrained-plain", None, False), ("rummy", "pretrained", None, False),
     # untrained: the head is zero, so actions tie on their features and the first must win
@@ -90,6 +91,7 @@ def test_a_greedy_network_plays_the_argmax_of_its_logits(game, spec, net, shaken
     assert masks[np.arange(len(got)), got].all()
 
 
+@pytest.mark.slow
 def test_evaluate_py_takes_pretrained(tmp_path):
     out = subprocess.run([sys.executable, "evaluate.py", "pretrained", "random", "--games", "20", "--quiet",
                           "--seed", "3", "--unit", "hand", "--out", str(tmp_path)],

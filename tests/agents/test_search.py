@@ -34,6 +34,7 @@ def play(agent, games=12, steps=70, seed=0):
     return np.concatenate(moves)
 
 
+@pytest.mark.slow
 def test_search_plays_legal_moves_and_repeats_itself_for_a_seed():
     a = play(load_agent(FAST, game="gin", seed=3))
     b = play(load_agent(FAST, game="gin", seed=3))
@@ -145,6 +146,7 @@ def test_search_is_a_pettingzoo_policy_and_a_gymnasium_opponent():
         done = term or trunc
 
 
+@pytest.mark.slow
 def test_evaluate_plays_search_in_hands_against_random():
     """Through evaluate's pairing (all games batched): search, even with 4 worlds, wins
     nearly every hand against random play."""
@@ -326,6 +328,7 @@ def _search_curve_module():
     return module
 
 
+@pytest.mark.slow
 def test_search_curve_saves_each_point_and_reuses_it(tmp_path, monkeypatch):
     """docs/research/scripts/search_curve.py: each point is the match evaluate would play with the same
     spec and seed; a rerun reuses the saved points (a killed run loses only the point in

@@ -141,6 +141,7 @@ def test_agents_of_two_games_are_refused():
         PhaseSplitAgent(load_agent("simple", game="gin"), load_agent("simple", game="rummy"))
 
 
+@pytest.mark.slow
 def test_search_where_plays_the_four_agents_on_the_same_deals(tmp_path):
     out = tmp_path / "where.json"
     r = subprocess.run([sys.executable, str(ROOT / "docs" / "research" / "scripts" / "search_where.py"), "--teacher", "simple",

@@ -12,6 +12,7 @@ from rummyrl.random_play import random_actions
 ENGINES = [(gin, {}), (rummy, {"config": rummy.RummyConfig(num_players=3)})]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eng, kw", ENGINES)
 def test_inactive_games_are_left_exactly_as_they_were(eng, kw):
     rng = np.random.default_rng(0)

@@ -43,6 +43,7 @@ def stock_cards(st: gin.GinState, b: int) -> list[int]:
     return [int(c) for c in st.deck[b, st.stock_top[b]:]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["uniform", "weighted"])
 def test_worlds_agree_with_the_observation(expert_positions, model):
     rng = np.random.default_rng(1)
@@ -222,6 +223,7 @@ def test_weighted_matches_exact_enumeration():
     assert chi2_pvalue(cu, exact * n) < 1e-4
 
 
+@pytest.mark.slow
 def test_weighted_puts_more_probability_on_the_true_cards(expert_positions):
     """Mean log-probability of the opponent's true hidden cards, weighted vs uniform, over
     positions from expert-vs-expert games (the gain is printed: pytest -s)."""
@@ -239,6 +241,7 @@ def test_weighted_puts_more_probability_on_the_true_cards(expert_positions):
     assert gain > 0.08
 
 
+@pytest.mark.slow
 def test_knock_limit_matches_exact_enumeration():
     """With ``knock=K`` hands of deadwood <= K (ones the opponent would have knocked with)
     lose KNOCK_PENALTY nats; the sampler follows that model, and the model without the

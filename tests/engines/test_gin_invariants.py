@@ -200,6 +200,7 @@ def run_hands(batch, n_hands, cfg, seed, ref, recompute_cap):
     return hands, ends, kinds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch,n_hands,cap", [(1, 25, 10), (7, 150, 40), (64, 800, 100),
                                                (1024, 19100, 300)])
 def test_random_play_invariants_and_recomputed_scores(ref, batch, n_hands, cap):
@@ -217,6 +218,7 @@ def test_random_play_invariants_and_recomputed_scores(ref, batch, n_hands, cap):
             assert kind in kinds, kind
 
 
+@pytest.mark.slow
 def test_random_play_with_every_option_changed(ref):
     """The same invariants and recomputation under non-default options: knock limit 5,
     big gin 31, stock floor 4, C-4 off, gin bonus 20, undercut bonus 10, cap 80."""
@@ -288,6 +290,7 @@ def play_full_games(cfg, batch, seed):
     return shutouts
 
 
+@pytest.mark.slow
 def test_full_games_totals_match_logged_hands():
     """G-15 .. G-19 (and G-3 dealers) over 128 whole games, default rules and a variant
     (target 60, loser box bonus, game bonus 70, box bonus 10, winner deals)."""

@@ -106,6 +106,7 @@ def test_deadwood_matches_brute_force(hands, bf):
     assert (hands.sum(1) >= 10).sum() > 1000 and (bf == 0).sum() > 100  # the sample is meld-rich
 
 
+@pytest.mark.slow
 def test_best_melds_is_a_valid_lowest_arrangement(hands, bf, ref):
     for s in _batches(len(hands)):
         arr = M.best_melds(hands[s])

@@ -252,6 +252,7 @@ def explicit_deal(data, players: int):
     return np.array(deck), data.draw(st.none() | st.integers(-1, players - 1), label="dealer")
 
 
+@pytest.mark.slow
 @SOME
 @given(data=st.data(), cfg=gin_configs(), seed=seeds, B=st.integers(1, 4))
 def test_gin_random_play_keeps_the_invariants(data, cfg, seed, B):
@@ -259,6 +260,7 @@ def test_gin_random_play_keeps_the_invariants(data, cfg, seed, B):
     play_checked(gin, cfg, seed, B, steps=400, decks=deck, dealers=dealer)
 
 
+@pytest.mark.slow
 @SOME
 @given(data=st.data(), cfg=rummy_configs(), seed=seeds, B=st.integers(1, 4))
 def test_rummy_random_play_keeps_the_invariants(data, cfg, seed, B):
@@ -266,6 +268,7 @@ def test_rummy_random_play_keeps_the_invariants(data, cfg, seed, B):
     play_checked(rummy, cfg, seed, B, steps=400, decks=deck, dealers=dealer)
 
 
+@pytest.mark.slow
 def test_invariants_hold_over_whole_games():
     """Long enough for many games and deals to finish in every configuration kind."""
     assert play_checked(gin, gin.GinConfig(target=60), 5, 8, 1200) > 0
@@ -354,6 +357,7 @@ def test_gin_aec_env_observes_as_the_engine(cfg, seed):
     aec_matches_engine(gin, gin_rummy_v0.env, cfg, seed, steps=300)
 
 
+@pytest.mark.slow
 @FEW
 @given(cfg=rummy_configs(), seed=seeds)
 def test_rummy_aec_env_observes_as_the_engine(cfg, seed):

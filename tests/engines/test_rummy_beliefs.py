@@ -159,6 +159,7 @@ def test_chi2_sf_matches_tables():
 # --------------------------------------------------------------------------------------
 # (a)-(d): consistency of every world, over many positions
 # --------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("P", [2, 4, 6])
 def test_worlds_match_observation_conserve_cards_and_play_on(P):
     real, o = random_positions(P, 48, seed=10 + P)
@@ -462,6 +463,7 @@ def reference_log_likelihood(s, beta, ref):
     return np.array(out)
 
 
+@pytest.mark.slow
 def test_weighted_matches_enumeration_weighted_by_the_reference_model(ref):
     N = 20_000
     for real, beta in zip(uniform_cases(), (0.5, 0.1)):
@@ -523,6 +525,7 @@ def true_card_log_prob(obs, hidden, n, model, beta, seed=0):
     return float(np.log(p[hidden]).mean())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("P", [2, 4])
 def test_weighted_puts_more_probability_on_the_true_hidden_cards(P):
     obs, hidden = expert_positions(P, 48, seed=100 + P)

@@ -99,6 +99,7 @@ def run_random(P, B, rounds, seed, episode="round", **options):
 PLAN = [(3, 60), (256, 2_000), (2048, 8_000)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("P", [2, 4, 6])
 def test_random_play_invariants(P):
     total = 0
@@ -113,6 +114,7 @@ def test_random_play_invariants(P):
     assert all_ends[R.END_TRUNCATED] <= total // 200
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("P", [2, 4, 6])
 def test_whole_games_totals(P):
     # games to 100, cut off after 10 rounds: many games end, won or truncated

@@ -131,6 +131,7 @@ def race_reference(row, mine, theirs, my_turn):
     return [NOBODY, NEVER]
 
 
+@pytest.mark.slow
 def test_the_outlook_agrees_with_a_plain_reference():
     """known_stock_outlook against a slow restatement over the known-stock draws of many games."""
     done = 0
@@ -267,6 +268,7 @@ def test_expert_plan_is_refused_for_gin_and_without_its_game():
     assert load_config("configs/rummy.yaml", ["net.features=expert_plan"]).net.uses_expert
 
 
+@pytest.mark.slow
 def test_training_with_expert_plan_keeps_the_expert_opponents_the_expert(tmp_path, monkeypatch):
     """The learner's features plan the known-stock draws; the ``expert`` seats of training
     must still play the expert baseline, whose preference the rollout hands the pool."""
@@ -340,6 +342,7 @@ def test_planner_options_are_checked(spec, message):
         load_agent(spec, game="rummy")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game, features, params, rule", [
     ("rummy", "expert_plan", "swap_margin=24", "planner"),
     ("gin", "expert", "lookahead=4,w_danger=3", "expert"),

@@ -39,6 +39,7 @@ def knock_env(**kwargs):
 # --------------------------------------------------------------------------------------
 # PettingZoo
 # --------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("episode", ["hand", "game"])
 def test_pettingzoo_api_test(episode):
     with warnings.catch_warnings():
@@ -456,6 +457,7 @@ def test_gym_seeded_episode_replays_with_random_opponent():
     assert all(np.array_equal(x, y) for x, y in zip(a[0], b[0]))
 
 
+@pytest.mark.slow
 def test_maskable_ppo_trains_on_the_gym_env():
     """sb3-contrib's MaskablePPO runs unchanged on the env (it reads env.action_masks());
     with illegal_action="raise", a single unmasked action would abort training."""

@@ -68,6 +68,7 @@ class Scripted:
 # --------------------------------------------------------------------------------------
 # PettingZoo
 # --------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players, episode", [(2, "game"), (4, "game"), (6, "round")])
 def test_pettingzoo_api_test(num_players, episode):
     with warnings.catch_warnings():
@@ -77,6 +78,7 @@ def test_pettingzoo_api_test(num_players, episode):
             api_test(rummy_v0.raw_env(num_players=num_players, episode=episode), num_cycles=10_000)
 
 
+@pytest.mark.slow
 def test_pettingzoo_seed_test():
     seed_test(rummy_v0.env, num_cycles=1000)
     seed_test(lambda: rummy_v0.raw_env(num_players=3, episode="round", reward="game"), num_cycles=1000)

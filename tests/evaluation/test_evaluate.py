@@ -78,6 +78,7 @@ def test_bradley_terry_stays_finite_for_a_clean_sweep():
 
 
 # ------------------------------------------------------------------ tournaments
+@pytest.mark.slow
 def test_tournament_counts_add_up_and_repeat_with_a_seed(tmp_path):
     t1 = tournament.run_tournament(["simple", "random", "expert"], games=40, seed=3, show_progress=False)
     t2 = tournament.run_tournament(["simple", "random", "expert"], games=40, seed=3, show_progress=False)
@@ -128,6 +129,7 @@ def _run(*args):
                           timeout=300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, words", [
     (["simple", "grandmaster"], ["grandmaster", "random"]),
     (["simple", "nowhere/model.pt"], ["does not exist"]),
@@ -146,6 +148,7 @@ def test_bad_input_gets_one_error_line(args, words):
         assert w in lines[0]
 
 
+@pytest.mark.slow
 def test_checkpoint_errors(tmp_path):
     corrupt = tmp_path / "corrupt.pt"
     corrupt.write_bytes(b"not a checkpoint at all")
@@ -161,6 +164,7 @@ def test_checkpoint_errors(tmp_path):
     assert out.returncode == 2 and "trained for 'rummy'" in out.stderr
 
 
+@pytest.mark.slow
 def test_chunks_play_the_same_games_as_one_batch():
     """A pairing cut into chunks: deterministic agents play exactly the games of one batch
     (the engines deal each game from its own seed); one chunk is the whole pairing."""

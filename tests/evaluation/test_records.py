@@ -37,6 +37,7 @@ def test_recording_changes_no_result(recorded):
     assert all(not p.records for p in plain.pairings)
 
 
+@pytest.mark.slow
 def test_the_records_replay_and_give_the_tournaments_results_back(recorded):
     game, t, _ = recorded
     g = games.get(game)
@@ -124,6 +125,7 @@ def test_the_replay_draws_every_hand_face_up(recorded):
     assert "<details" in r._repr_html_()
 
 
+@pytest.mark.slow
 def test_evaluate_writes_records_with_reasons(tmp_path):
     out = tmp_path / "out"
     rc = evaluate_main(["expert", "search:worlds=4,topk=2", "--games", "2", "--seed", "1", "--quiet",

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test trains, builds or runs a subprocess for seconds
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_trainers.py"
 
 

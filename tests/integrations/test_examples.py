@@ -20,6 +20,8 @@ from rummyrl.random_play import random_actions
 from rummyrl.agents import load_agent
 from rummyrl.agents.exported import ExportedAgent
 
+pytestmark = pytest.mark.slow  # each test trains, builds or runs a subprocess for seconds
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 

@@ -32,6 +32,7 @@ def positions(n=64, steps=9, seed=0):
     return gin.observe(st), st.mask.copy()
 
 
+@pytest.mark.slow
 def test_a_tiny_expert_iteration_run_end_to_end(tmp_path):
     """Search data, distillation, checkpoint, evaluation: the records hold search's choices
     and their returns, the network moves towards them, the checkpoint plays."""
@@ -58,6 +59,7 @@ def test_a_tiny_expert_iteration_run_end_to_end(tmp_path):
     assert t.pairings[0].games == 4
 
 
+@pytest.mark.slow
 def test_distillation_learns_the_teachers_choices():
     """On a fixed buffer of decisions, distillation raises the network's agreement with the
     targets (here the random-but-legal choices of a made-up teacher) well above chance."""
@@ -78,6 +80,7 @@ def test_distillation_learns_the_teachers_choices():
     assert after["accuracy"] > 0.9 and after["policy_loss"] < before["policy_loss"] / 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("weight, learned", [(4.0, "departure"), (0.25, "agreement")])
 def test_depart_weight_decides_between_conflicting_targets(weight, learned):
     """Each position twice: once where search agreed with the network (target a1), once where
@@ -102,6 +105,7 @@ def test_depart_weight_decides_between_conflicting_targets(weight, learned):
     assert share > 0.9, share
 
 
+@pytest.mark.slow
 def test_record_values_keeps_search_values_beside_its_choice(tmp_path):
     """exit.record_values: every record keeps search's candidates and its mean value of each;
     its choice (the target) is among the candidates and, with z=0, the one of the best mean;
@@ -122,6 +126,7 @@ def test_record_values_keeps_search_values_beside_its_choice(tmp_path):
         training.load_config(ROOT / "configs" / "gin_rummy_exit.yaml", ["exit.record_values=true", "exit.teacher=expert"])
 
 
+@pytest.mark.slow
 def test_a_data_run_with_learn_false_leaves_the_network_as_it_started(tmp_path):
     """exit.learn=false: the records come and the losses are logged, the weights do not move
     (the optimizer never steps); with learn=true the same run moves them."""
@@ -138,6 +143,7 @@ def test_a_data_run_with_learn_false_leaves_the_network_as_it_started(tmp_path):
     assert same == {"false": True, "true": False} and stepped == {"false": False, "true": True}
 
 
+@pytest.mark.slow
 def test_with_exit_plays_network_the_teacher_labels_positions_it_does_not_choose(tmp_path):
     """exit.plays=network (DAgger): the network plays and the teacher only labels, so two
     teachers see the very same positions; with exit.plays=teacher the games follow the
@@ -195,6 +201,7 @@ def test_clear_departures_keeps_only_search_departures_worth_min_gain():
         clear_departures({k: v for k, v in rec.items() if k != "q"}, 20.0)
 
 
+@pytest.mark.slow
 def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_path):
     """offline.fit(select="q_gain") on records with search's values: epoch 0 (the untrained
     network with the expert prior plays the expert's moves) gains exactly 0 over the expert,
@@ -239,6 +246,7 @@ def test_an_offline_fit_can_keep_the_epoch_whose_moves_search_values_most(tmp_pa
         offline.fit(fit_cfg, tmp_path / "run" / "records", out, epochs=1, valid_every=2, select="q_gain")
 
 
+@pytest.mark.slow
 def test_a_knock_phase_run_records_only_the_knock_decisions(tmp_path):
     """exit.phase=knock: the teacher plays (and is recorded at) the positions that allow a
     knock, the network everywhere else; a draw-phase run records only draws."""
@@ -378,6 +386,7 @@ def evaluate_rules(cfg):
     return eval_rules(cfg)
 
 
+@pytest.mark.slow
 def test_rummy_expert_iteration_runs_and_its_checkpoint_plays(tmp_path):
     cfg = training.load_config(ROOT / "docs" / "research" / "configs" / "rummy_exit.yaml",
                             TINY_EXIT + ["num_players=3", "exit.teacher=search:worlds=2,topk=2,horizon=60",
@@ -429,6 +438,7 @@ def test_ppo_fine_tuning_continues_an_expert_iteration_checkpoint(tmp_path):
     assert any(not torch.equal(before[k], after[k]) for k in before)
 
 
+@pytest.mark.slow
 def test_saved_search_records_distil_again_offline(tmp_path):
     """exit.save_records writes every iteration's records whole; an offline fit on them (held
     out by file) raises the network's agreement with the teacher on the held-out files, and

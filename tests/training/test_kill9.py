@@ -24,6 +24,8 @@ import numpy as np
 import pytest
 import torch
 
+pytestmark = pytest.mark.slow  # each test trains, builds or runs a subprocess for seconds
+
 ROOT = Path(__file__).resolve().parents[2]
 
 NUM_ENVS, ROLLOUT, MORE = 16, 8, 6

@@ -13,6 +13,8 @@ from rummyrl import league
 from rummyrl.training import ConfigError
 from rummyrl.agents.checkpoint import load_checkpoint
 
+pytestmark = pytest.mark.slow  # each test trains, builds or runs a subprocess for seconds
+
 #: seconds a stage: narrow rollouts, evaluations in hands, small games
 TINY = ["num_envs=64", "rollout_steps=8", "minibatch_size=256", "net.hidden=32", "eval.every_minutes=0",
         "eval.games=10", "eval.unit=hand", "overlap=false", "checkpoint_every_minutes=0", "snapshot_every=1"]

@@ -42,6 +42,7 @@ def test_the_pool_draws_each_spec_with_its_weight_and_plays_its_moves():
     assert mask[np.arange(64), got].all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game, spec", [("gin", "expert:lookahead=4"), ("rummy", "pretrained"),
                                         ("rummy", "search:worlds=2,topk=2")])
 def test_a_run_against_a_spec_plays_only_it_and_resumes_exactly(game, spec, tmp_path):
@@ -67,6 +68,7 @@ def test_a_run_against_a_spec_plays_only_it_and_resumes_exactly(game, spec, tmp_
         assert a.rng.bit_generator.state == b.rng.bit_generator.state
 
 
+@pytest.mark.slow
 def test_eval_opponents_take_any_spec_and_best_by_names_one(tmp_path):
     ckpt = str(pretrained_path("gin", "pretrained-plain"))
     cfg = training.load_config(None, TINY + [f"eval.opponents=[simple, '{ckpt}']", f"eval.best_by={ckpt}",

@@ -22,6 +22,7 @@ def same_weights(a, b) -> bool:
     return all(torch.equal(p, sb[n]) for n, p in sa.items())
 
 
+@pytest.mark.slow
 def test_an_overlapped_run_is_reproducible_and_resumes_exactly(tmp_path):
     cfg = training.load_config(None, OVERLAP)
     whole = training.train(cfg, run_dir=tmp_path / "whole", progress=False)
@@ -38,6 +39,7 @@ def test_an_overlapped_run_is_reproducible_and_resumes_exactly(tmp_path):
     assert np.array_equal(whole.lanes.env.state.hands, resumed.lanes.env.state.hands)
 
 
+@pytest.mark.slow
 def test_the_learner_is_exactly_one_update_behind_the_players(tmp_path):
     seq_cfg = training.load_config(None, TINY + ["torch_threads=1"])
     ov_cfg = training.load_config(None, OVERLAP + ["torch_threads=1"])

@@ -240,6 +240,7 @@ def test_gin_features_are_computed_only_where_they_are_legal_and_equal_the_full_
         gin.step(st, a, inplace=True, active=~st.game_over)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not pretrained_path("gin", "pretrained-plain").is_file(), reason="no gin-plain.pt shipped")
 def test_pretrained_plain_loads_wherever_pretrained_does(tmp_path):
     agent = load_agent("pretrained-plain", game="gin")
@@ -260,6 +261,7 @@ def test_pretrained_plain_loads_wherever_pretrained_does(tmp_path):
         load_agent("pretrained-plain", game="rummy")
 
 
+@pytest.mark.slow
 def test_the_plain_recipe_makes_a_plain_network_in_one_command(tmp_path):
     """configs/recipes/gin_plain.yaml, tiny: the training stage, its evaluation, the compression
     (against simple and the teacher itself), the student's evaluation and the export; the

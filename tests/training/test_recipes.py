@@ -50,6 +50,7 @@ def stamps(*paths: Path) -> list[int]:
     return [p.stat().st_mtime_ns for p in paths]
 
 
+@pytest.mark.slow
 def test_the_gin_recipe_runs_end_to_end_and_goes_on_after_the_stage_it_stopped_at(tmp_path):
     run = tmp_path / "gin"
     lines: list[str] = []
@@ -95,6 +96,7 @@ def test_the_gin_recipe_runs_end_to_end_and_goes_on_after_the_stage_it_stopped_a
     assert stamps(exported, run / "eval" / "results.json", run / "ppo" / "final.pt") == after
 
 
+@pytest.mark.slow
 def test_the_rummy_recipe_runs_as_the_real_script(tmp_path):
     """python train.py --config configs/recipes/rummy_pretrained.yaml, tiny: every stage, what it
     does and where it writes; the exported network plays Rummy."""
@@ -117,6 +119,7 @@ def test_the_rummy_recipe_runs_as_the_real_script(tmp_path):
     assert again.returncode == 0 and again.stderr.count("skipped") == 5, again.stderr[-3000:]
 
 
+@pytest.mark.slow
 def test_a_stopped_training_stage_resumes_from_its_own_checkpoint(tmp_path):
     """A train stage that left last.pt and no final.pt (stopped, or killed) goes on from there."""
     run = tmp_path / "rummy"
@@ -134,6 +137,7 @@ def test_a_stopped_training_stage_resumes_from_its_own_checkpoint(tmp_path):
     assert report["start"] == first.start_eval and set(report["training_added"]) == {"simple", "expert"}
 
 
+@pytest.mark.slow
 def test_a_stage_stopped_before_its_first_checkpoint_starts_again(tmp_path):
     run = tmp_path / "rummy"
     (run / "ppo").mkdir(parents=True)
@@ -220,6 +224,7 @@ def test_recipe_errors_name_what_is_wrong(overrides, words):
         load_recipe(GIN, overrides)
 
 
+@pytest.mark.slow
 def test_recipe_file_errors(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("recipe: x\nstages:\n  ev:\n    do: evaluate\n    checkpoint: later/best.pt\n"

@@ -29,6 +29,7 @@ from tiny_runs import TINY  # noqa: E402  (tests/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[2]
 
+@pytest.mark.slow
 def test_smoke_run_of_the_script_then_evaluate_loads_its_checkpoint(tmp_path):
     run = tmp_path / "run"
     cmd = [sys.executable, "train.py", "--config", "configs/gin_rummy.yaml", "--run-dir", str(run), *TINY]
@@ -243,6 +244,7 @@ def test_config_file_errors(tmp_path):
         training.load_config(listy)
 
 
+@pytest.mark.slow
 def test_every_shipped_config_loads_and_cli_rejects_bad_keys():
     # the configs a user starts from, and the research's (docs/research/configs/), still runnable
     paths = sorted((ROOT / "configs").glob("*.yaml")) + sorted((ROOT / "docs" / "research" / "configs").glob("*.yaml"))
@@ -261,6 +263,7 @@ def test_every_shipped_config_loads_and_cli_rejects_bad_keys():
     assert "bogus_key" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_rummy_trains_and_its_checkpoint_plays(tmp_path):
     cfg = training.load_config(ROOT / "configs" / "rummy.yaml", TINY + ["num_players=3", "num_envs=8"])
     tr = training.train(cfg, run_dir=tmp_path / "rummy", progress=False)
@@ -312,6 +315,7 @@ def test_cpu_and_auto_devices_train_and_checkpoints_hold_cpu_tensors(tmp_path, d
     assert tensors and all(t.device.type == "cpu" for t in tensors)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
 def test_cuda_without_cuda_is_a_config_error():
     for device in ("cuda", "cuda:0"):
@@ -389,6 +393,7 @@ def test_a_key_this_version_does_not_know_is_one_line_naming_it_and_the_known_ke
         assert all(f.name in msg for f in dataclasses.fields(known)), msg
 
 
+@pytest.mark.slow
 def test_a_corrupt_checkpoint_is_one_line_naming_the_file_and_the_cause(tmp_path):
     """train.py --resume and evaluate.py: exit code 2, one line, no traceback and none of
     torch's advice to load the file with weights_only=False."""

@@ -26,6 +26,7 @@ def client():
     return web_client(create_app(["expert", "simple", "random"], rules={"target": 40}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game, players, seat", [("gin", None, 0), ("gin", None, 1), ("rummy", 3, 1),
                                                  ("rummy", 5, 4)])
 def test_a_whole_game_shows_no_card_its_player_may_not_see(client, game, players, seat):
@@ -129,6 +130,7 @@ def test_a_finished_game_refuses_moves_and_hints(client):
     assert frame["view"]["over"] and frame["next"] is None
 
 
+@pytest.mark.slow
 def test_games_stay_apart(client):
     """The same seed played alone, and beside other games from several threads at once,
     gives the same game."""

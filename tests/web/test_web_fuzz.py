@@ -171,6 +171,7 @@ def check_answer(method, path, hdrs, r):
     assert isinstance(a, dict) and isinstance(a.get("error"), str) and a["error"], where
 
 
+@pytest.mark.slow
 def test_random_requests_never_break_the_table(table):
     seen: dict[int, int] = {}
 
@@ -205,6 +206,7 @@ def test_random_requests_never_break_the_table(table):
     assert {400, 403, 404, 405}.issubset(seen), seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
 def test_well_formed_writes_to_every_route(table, method):
     """Each route with a same-origin JSON write: served where the route takes the method,
@@ -219,6 +221,7 @@ def test_well_formed_writes_to_every_route(table, method):
                 table.new_game()
 
 
+@pytest.mark.slow
 def test_every_route_with_every_odd_segment_and_parameter(table):
     """The odd segments and query values, each in every place of every route (GET, and a
     same-origin JSON POST), swept rather than sampled."""

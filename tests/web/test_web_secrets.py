@@ -146,6 +146,7 @@ def first_deck(game, seed: int, config) -> np.ndarray:
 # Whole games
 # --------------------------------------------------------------------------------------
 # small targets keep the games short (a few deals); the seeds, and so the games' lengths, are the server's
+@pytest.mark.slow
 @pytest.mark.parametrize("game, players, seat, target", [("gin", 2, 1, 30), ("rummy", 2, 0, 15), ("rummy", 4, 3, 15),
                                                          ("rummy", 6, 2, 15)])
 def test_no_answer_of_a_game_in_progress_gives_its_deal_away(game, players, seat, target):
