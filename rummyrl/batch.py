@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from .cards import NUM_CARDS, check_deck
-from .settings import SettingsError, build
+from .settings import build
 from .deals import first_dealer, shuffled_decks
 
 
@@ -56,10 +56,7 @@ class BatchConfig:
         if not isinstance(d, Mapping):
             raise TypeError(f"{cls.game_name} options must be a mapping of option names to values, "
                             f"got {type(d).__name__}")
-        try:
-            return build(cls, dict(d))
-        except SettingsError as e:
-            raise SettingsError(e if str(e).startswith(cls.__name__) else f"{cls.__name__}: {e}") from None
+        return build(cls, dict(d))
 
 
 @njit(cache=True, nogil=True)

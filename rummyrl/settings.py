@@ -113,6 +113,7 @@ def settings(cls=None, *, frozen: bool = False, section: str = "", label: str = 
                 raise (err.under(section + ".") if section else err) from None
 
         out.__init__ = __init__
+        out.__settings_label__ = label
         return out
 
     return wrap if cls is None else wrap(cls)
@@ -121,13 +122,15 @@ def settings(cls=None, *, frozen: bool = False, section: str = "", label: str = 
 def build(cls, data: dict, prefix: str = ""):
     """``cls`` from a mapping of its fields (nested settings from nested mappings); an error
     names the field with ``prefix`` (``eval.``) before it."""
+    label = getattr(cls, "__settings_label__", "")
+    start = f"{label}: " if label else ""
     if not isinstance(data, dict):
-        raise SettingsError(f"{prefix.rstrip('.') or cls.__name__} must be a mapping of {cls.__name__} fields, "
-                            f"got {data!r}")
-    odd = [k for k in data if not isinstance(k, str)]
-    if odd:
+        raise SettingsError(f"{start}{prefix.rstrip('.') or cls.__name__} must be a mapping of {cls.__name__} "
+                            f"fields, got {data!r}")
+    if any(not isinstance(k, str) for k in data):  # keys a keyword argument cannot carry: said here, all at once
         known = sorted(f.name for f in dataclasses.fields(cls))
-        raise SettingsError(f"unknown config key(s) {[prefix + k if isinstance(k, str) else k for k in data if not isinstance(k, str) or k not in known]}; known keys: {known}")
+        unknown = [prefix + k if isinstance(k, str) else k for k in data if k not in known]
+        raise SettingsError(f"{start}unknown config key(s) {unknown}; known keys: {known}")
     data = dict(data)
     for name, info in getattr(cls, "__pydantic_fields__", {}).items():
         sub = _settings_class(info.annotation)
@@ -135,8 +138,6 @@ def build(cls, data: dict, prefix: str = ""):
             data[name] = build(sub, data[name], f"{prefix}{name}.")
     try:
         return cls(**data)
-    except TypeError as e:  # a positional or a duplicate argument: not reachable from a mapping of strings
-        raise SettingsError(f"{prefix}{e}") from None
     except SettingsError as e:
         raise (e.under(prefix) if prefix else e) from None
 

@@ -411,7 +411,8 @@ EVALUATE_CASES = {
                        "--option", "max_rounds=10"],
 }
 
-#: tests/training/test_train.py's tiny run: every opponent kind drawn, snapshots after every update
+#: the tiny run of tests/tiny_runs.py as it was recorded: every opponent kind drawn, snapshots after
+#: every update. A copy on purpose: the pinned runs must not move when the other tests' tiny run does
 TINY = ["name=tiny", "num_envs=16", "rollout_steps=8", "total_steps=384", "minibatch_size=64",
         "net.hidden=16", "net.layers=1", "snapshot_every=1", "pool_size=2",
         "opponents.self_play=1", "opponents.snapshots=1", "opponents.simple=1", "opponents.expert=1",
