@@ -14,8 +14,8 @@ Building one with a bad value raises :class:`SettingsError` (a ``ValueError``) w
 names the field, the value and what is allowed (``eval.games must be > 0, got 0``); an unknown
 field is refused with the known ones. :data:`Int` takes whole floats (``1e6``) and numpy
 integers and refuses ``true``; :data:`Float` takes any real number but a bool and refuses
-infinities; neither takes a string (``rummyrl.training.config.yaml_value`` reads ``2e6`` as a
-number).
+infinities; neither takes a string (``rummyrl.training.overrides.yaml_value`` reads ``2e6`` as
+a number).
 Checks that need more than a field's own value (another field, the game registry) are the
 class's ``__post_init__``, which runs after the fields are validated; a ``ValueError`` it
 raises is reported the same way.
@@ -263,3 +263,4 @@ def explain(cls, error: ValidationError) -> SettingsError:
 
 
 assert pydantic.VERSION.startswith("2"), "rummyrl.settings needs pydantic 2"
+

@@ -69,10 +69,11 @@ from rummyrl.settings import Field, Float, Int, build, settings
 from .commands import command_line
 from .compress import CompressConfig, compress_to_file
 from .compress import describe_kept as describe_student
-from .config import ConfigError, TrainConfig, load_config, to_overrides, yaml_value
+from .config import ConfigError, TrainConfig, load_config, to_overrides
 from .evaluation import report_run
 from .export import export_pretrained
 from .loop import train
+from .overrides import read_yaml, yaml_value
 from .offline import SELECT, describe_kept, fit_to_file, rows_path
 
 
@@ -246,16 +247,10 @@ def load_recipe(path: str | Path, overrides: list[str] = (), run_dir: str | Path
     """A :class:`Recipe` from its file and ``stage.key=value`` overrides, every stage checked
     (its fields, its config, the stages it names); :class:`ConfigError` names what is wrong."""
     path = Path(path)
-    try:
-        data = yaml_value(path.read_text())
-    except OSError as e:
-        raise ConfigError(f"recipe {str(path)!r} cannot be read: {e}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"recipe {str(path)!r} is not valid YAML: {e}") from None
-    if not isinstance(data, dict) or set(data) - {"recipe", "stages"} or not isinstance(data.get("stages"), dict) \
-            or not data["stages"]:
+    data = read_yaml(path, "recipe")
+    if set(data) - {"recipe", "stages"} or not isinstance(data.get("stages"), dict) or not data["stages"]:
         raise ConfigError(f"recipe {str(path)!r} must be a mapping of 'recipe' (its name) and 'stages' (stage name -> "
-                          f"stage); got keys {sorted(data) if isinstance(data, dict) else type(data).__name__}")
+                          f"stage); got keys {sorted(data)}")
     name = str(data.get("recipe") or path.stem)
     stages = {}
     for sname, raw in data["stages"].items():
