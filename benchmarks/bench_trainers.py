@@ -59,10 +59,25 @@ TRAINERS = {
                  ["--steps", str(5000 * 10**6), "--epochs", str(10**6), "--no-self-play"]),
     "rllib": ("ray", "examples/rllib_ppo.py", ["--iterations", str(10**9), "--no-self-play"]),
 }
+#: the trainers a run compares unless told (--only)
+BASES = list(TRAINERS)
+#: the same trainers with more envs or env processes, as a user on a 2-core machine would try
+#: them (``--only sb3 sb3-8envs sb3-2procs ...``, base and variant one after another)
+VARIANTS = {
+    "sb3-8envs": ("sb3", ["--envs", "8"], "8 envs in one process (DummyVecEnv)"),
+    "sb3-2procs": ("sb3", ["--envs", "2", "--subproc"], "2 env processes (SubprocVecEnv)"),
+    "tianshou-2procs": ("tianshou", ["--envs", "2", "--subproc"], "2 env processes (SubprocVectorEnv)"),
+    "torchrl-2procs": ("torchrl", ["--envs", "2"], "2 env processes (ParallelEnv)"),
+    "rllib-2runners": ("rllib", ["--env-runners", "2"], "2 env runner processes"),
+}
+for _name, (_base, _extra, _what) in VARIANTS.items():
+    _package, _script, _args = TRAINERS[_base]
+    TRAINERS[_name] = (_package, _script, _args + _extra)
 #: what each row's algorithm is, for the table
 ALGORITHMS = {"rummyrl": "PPO (train.py, plain config)", "cleanrl-style": "PPO (one file, our vector env)",
               "sb3": "MaskablePPO", "torchrl": "PPO (ClipPPOLoss, MaskedCategorical)",
               "tianshou": "DQN (its PettingZoo tutorial's)", "rllib": "PPO (action-masking RLModule)"}
+ALGORITHMS.update({name: f"{ALGORITHMS[base]}, {what}" for name, (base, _, what) in VARIANTS.items()})
 
 
 def version(python: str, package: str) -> str:
@@ -119,17 +134,19 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minutes", type=float, default=30.0, help="wall time each trainer trains (default 30)")
-    ap.add_argument("--games", type=int, default=2000, help="duplicate games against each baseline (default 2000)")
+    ap.add_argument("--games", type=int, default=2000,
+                    help="duplicate games against each baseline (default 2000; 0: none, the speed alone)")
     ap.add_argument("--seed", type=int, default=20011, help="the evaluation deals' seed (the same for every row)")
-    ap.add_argument("--only", nargs="+", choices=list(TRAINERS), default=list(TRAINERS), help="these trainers only")
+    ap.add_argument("--only", nargs="+", choices=list(TRAINERS), default=BASES,
+                    help=f"these trainers only (default: {' '.join(BASES)}; variants: {' '.join(VARIANTS)})")
     ap.add_argument("--rerun", action="store_true", help="run the --only trainers again where the JSON has them")
     ap.add_argument("--python", action="append", default=[], metavar="TRAINER=PATH",
                     help="run TRAINER's example with another interpreter (one that has its library)")
     ap.add_argument("--work", default="runs/bench_trainers", help="folder for the runs, policies and logs")
     ap.add_argument("--out", default=None, help="the JSON to write (default WORK/gin.json)")
     args = ap.parse_args(argv)
-    if args.minutes <= 0 or args.games < 2:
-        ap.error(f"--minutes must be > 0 and --games >= 2 (got {args.minutes}, {args.games})")
+    if args.minutes <= 0 or not (args.games == 0 or args.games >= 2):
+        ap.error(f"--minutes must be > 0 and --games 0 or >= 2 (got {args.minutes}, {args.games})")
     pythons = {}
     for item in args.python:
         name, sep, path = item.partition("=")
@@ -164,18 +181,20 @@ def main(argv=None) -> int:
         row = {"trainer": name, "package": package, "version": version(python, package),
                "algorithm": ALGORITHMS[name], "script": script, **summary, "wall_seconds": round(wall, 1),
                "moves_per_second": summary["learner_moves"] / summary["seconds"], "policy": shown_path(policy)}
-        for opponent in ("simple", "expert"):
+        for opponent in ("simple", "expert") if args.games else ():
             row[f"vs_{opponent}"] = evaluate(policy, opponent, args.games, args.seed, folder / f"eval_{opponent}")
         rows[name] = row
         write_json(out, result(args, rows))  # after every row: a stopped benchmark loses at most the one running
-        print(f"| {name} | {row['algorithm']} | {row['moves_per_second']:,.0f} | {wr(row['vs_simple'])} | "
-              f"{wr(row['vs_expert'])} |", flush=True)
+        print(f"| {name} | {row['algorithm']} | {row['moves_per_second']:,.0f} | {wr(row.get('vs_simple'))} | "
+              f"{wr(row.get('vs_expert'))} |", flush=True)
     write_json(out, result(args, rows))
     print(f"wrote {shown_path(out)}")
     return 0
 
 
-def wr(p: dict) -> str:
+def wr(p: dict | None) -> str:
+    if p is None:
+        return "-"
     lo, hi = p["win_rate_a_ci95"]
     return f"{100 * p['win_rate_a']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
 
@@ -184,8 +203,10 @@ def result(args, rows: dict[str, dict]) -> dict:
     return {"format": FORMAT, "game": "gin", "opponent": "simple", "minutes": args.minutes, "games": args.games,
             "seed": args.seed, "cores": os.cpu_count(), "machine": platform.machine(),
             "python": platform.python_version(), "torch": importlib.metadata.version("torch"),
-            "rows": [rows[name] for name in TRAINERS if name in rows], "command": f"python benchmarks/bench_trainers.py --minutes {args.minutes:g} --games {args.games} "
-                                     f"--seed {args.seed}" + "".join(f" --python {p.split('=')[0]}=PYTHON" for p in args.python)}
+            "rows": [rows[name] for name in TRAINERS if name in rows],
+            "command": f"python benchmarks/bench_trainers.py --minutes {args.minutes:g} --games {args.games} "
+                       f"--seed {args.seed}" + ("" if args.only == BASES else f" --only {' '.join(args.only)}")
+                       + "".join(f" --python {p.split('=')[0]}=PYTHON" for p in args.python)}
 
 
 if __name__ == "__main__":

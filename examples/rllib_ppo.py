@@ -89,7 +89,8 @@ def build(args, self_play: bool):
               # RLlib's env checker steps random actions, without the mask: on the raw env (which
               # raises on an illegal move, so that a finished run made none) it would fail
               .environment("rummyrl", env_config=env_config, disable_env_checking=True)
-              .env_runners(num_env_runners=0, num_envs_per_env_runner=1, rollout_fragment_length="auto")
+              .env_runners(num_env_runners=args.env_runners, num_envs_per_env_runner=args.envs_per_runner,
+                           rollout_fragment_length="auto")
               .multi_agent(policies=set(specs),
                            policy_mapping_fn=(lambda aid, *a, **k: "learner") if self_play else
                            (lambda aid, *a, **k: "learner" if aid == "player_0" else "simple"),
@@ -100,6 +101,13 @@ def build(args, self_play: bool):
               .debugging(seed=args.seed))
     assert "player_0" in agents
     return config.build_algo()
+
+
+def start_from(algo, weights: dict) -> None:
+    """The learner module's weights set in the learner and in every env runner (this
+    process's or the ``--env-runners`` processes)."""
+    algo.learner_group.set_state({"learner": {"rl_module": {"learner": weights}}})
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group)
 
 
 def mean_learner_return(result) -> float:
@@ -121,6 +129,9 @@ def main(argv=None) -> Path:
     ap.add_argument("--opponent", default="simple", help="any load_agent spec, for the first part of the run")
     ap.add_argument("--iterations", type=int, default=20, help="PPO iterations, half against the opponent")
     ap.add_argument("--batch", type=int, default=4000, help="env steps an iteration")
+    ap.add_argument("--env-runners", type=int, default=0,
+                    help="env runner processes (default 0: sample in the learner's process)")
+    ap.add_argument("--envs-per-runner", type=int, default=1, help="envs each runner steps together (default 1)")
     ap.add_argument("--minutes", type=float, default=None, help="a wall-time budget as well (half of it against the opponent)")
     ap.add_argument("--no-self-play", action="store_true", help="the whole budget against the opponent")
     ap.add_argument("--seed", type=int, default=0)
@@ -137,8 +148,7 @@ def main(argv=None) -> Path:
     for self_play, until, budget in phases:
         algo, phase_moves = build(args, self_play=self_play), 0
         if weights is not None:  # self-play goes on from the weights trained against the opponent
-            algo.get_module("learner").set_state(weights)
-            algo.env_runner.module["learner"].set_state(weights)
+            start_from(algo, weights)
         deadline = None if args.minutes is None else start + budget * args.minutes * 60
         while done < until and (deadline is None or time.time() < deadline):
             r = algo.train()

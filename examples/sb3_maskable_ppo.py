@@ -26,9 +26,10 @@ import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from rummyrl import envs
-from rummyrl.agents import load_agent
 from rummyrl.agents.exported import save_policy
 
 
@@ -36,6 +37,14 @@ def make_env(game: str, players: int, opponent):
     if game == "gin":
         return gymnasium.make(envs.GIN_ENV_ID, opponent=opponent, episode="hand")
     return gymnasium.make(envs.RUMMY_ENV_ID, opponent=opponent, num_players=players, episode="round")
+
+
+def make_envs(args, opponent: str, seed: int):
+    """``args.envs`` copies of the env, SB3's way: one process (``DummyVecEnv``, the policy
+    batched over the copies) or one process each (``--subproc``, ``SubprocVecEnv``). The
+    opponent is a ``load_agent`` spec, so that each process builds its own."""
+    return make_vec_env(lambda: make_env(args.game, args.players, opponent), n_envs=args.envs, seed=seed,
+                        vec_env_cls=SubprocVecEnv if args.subproc else DummyVecEnv)
 
 
 class Actor(torch.nn.Module):
@@ -72,25 +81,29 @@ def main(argv=None) -> Path:
     ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
     ap.add_argument("--players", type=int, default=4, help="Rummy's players (default 4)")
     ap.add_argument("--steps", type=int, default=100_000, help="env steps in all, half against simple (default 1e5)")
-    ap.add_argument("--n-steps", type=int, default=1024, help="MaskablePPO's rollout length")
+    ap.add_argument("--n-steps", type=int, default=1024, help="MaskablePPO's rollout length (per env)")
+    ap.add_argument("--envs", type=int, default=1, help="copies of the env (default 1)")
+    ap.add_argument("--subproc", action="store_true", help="each copy in its own process (SubprocVecEnv)")
     ap.add_argument("--minutes", type=float, default=None, help="a wall-time budget as well (half of it against simple)")
     ap.add_argument("--no-self-play", action="store_true", help="the whole budget against simple")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="the exported policy (default runs/examples/sb3_GAME/policy.pt2)")
     ap.add_argument("--summary", default=None, help="write the learner's moves and the seconds trained as JSON here")
     args = ap.parse_args(argv)
-    torch.set_num_threads(1)  # one env, small batches: more threads only wait
+    if args.envs < 1:
+        ap.error(f"--envs must be >= 1, got {args.envs}")
+    torch.set_num_threads(1)  # small batches: more threads only wait
     out = Path(args.out or f"runs/examples/sb3_{args.game}/policy.pt2")
     start = time.time()
     share = 1.0 if args.no_self_play else 0.5
     deadline = lambda part: None if args.minutes is None else start + part * args.minutes * 60  # noqa: E731
-    model = MaskablePPO("MultiInputPolicy", make_env(args.game, args.players, "simple"), n_steps=args.n_steps,
+    model = MaskablePPO("MultiInputPolicy", make_envs(args, "simple", args.seed), n_steps=args.n_steps,
                         batch_size=min(256, args.n_steps), seed=args.seed, verbose=0)
     model.learn(int(args.steps * share), callback=Deadline(deadline(share)))
     print(f"against simple: {model.num_timesteps:,} env steps")
     if not args.no_self_play:
-        frozen = load_agent(str(export_policy(model, args.game, out.with_name("frozen.pt2"))), game=args.game)
-        model.set_env(make_env(args.game, args.players, frozen))
+        frozen = str(export_policy(model, args.game, out.with_name("frozen.pt2")))
+        model.set_env(make_envs(args, frozen, args.seed + 1))
         model.learn(args.steps - args.steps // 2, reset_num_timesteps=False, callback=Deadline(deadline(1.0)))
         print(f"against itself: {model.num_timesteps:,} env steps in all")
     if args.summary:  # every env step is one of the learner's moves: the opponent moves inside the env

@@ -8,14 +8,16 @@ so that our tools play it.
     python evaluate.py runs/examples/tianshou_gin/policy.pt2 simple --games 200
     python examples/tianshou_dqn.py --game rummy --players 4      # runs/examples/tianshou_rummy/
 
-What is ours and what is Tianshou's: `PettingZooEnv`, `DummyVectorEnv`, `Collector`, `DQN`
-and `MultiAgentOffPolicyAlgorithm` are used as Tianshou's tutorial uses them. Two things
-are added here, neither a fix of either side: `AgentOpponent` seats one of our agents
-(`simple`) as a Tianshou algorithm that does not learn, and `QValues` gives the Q-network
-the form `load_agent` plays (saved with `rummyrl.agents.exported.save_policy`). The environment is the plain `raw_env` with `episode="hand"`
-(one deal an episode: a whole game is thousands of steps and a collector would see no
-episode end for a long time), so an illegal move would raise instead of ending the episode
-quietly: a run that finishes made none.
+What is ours and what is Tianshou's: `PettingZooEnv`, `DummyVectorEnv` (`SubprocVectorEnv`
+with `--subproc`), `Collector`, `DQN` and `MultiAgentOffPolicyAlgorithm` are used as
+Tianshou's tutorial uses them. Three things are added here, none a fix of either side:
+`LearnerMoves`, Tianshou's `PettingZooEnv` counting the learner's moves; `AgentOpponent`,
+one of our agents (`simple`) seated as a Tianshou algorithm that does not learn; and
+`QValues`, the Q-network in the form `load_agent` plays (saved with
+`rummyrl.agents.exported.save_policy`). The environment is the plain `raw_env` with
+`episode="hand"` (one deal an episode: a whole game is thousands of steps and a collector
+would see no episode end for a long time), so an illegal move would raise instead of ending
+the episode quietly: a run that finishes made none.
 """
 
 from __future__ import annotations
@@ -34,35 +36,34 @@ from tianshou.algorithm.algorithm_base import Policy as TianshouPolicy
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.data import Batch, Collector, CollectStats, VectorReplayBuffer
-from tianshou.env import DummyVectorEnv
+from tianshou.env import DummyVectorEnv, SubprocVectorEnv
 from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
-from pettingzoo.utils import BaseWrapper
 
 from rummyrl.agents import load_agent
 from rummyrl.agents.exported import save_policy
 from rummyrl.envs import gin_rummy_v0, rummy_v0
 
 
-class LearnerMoves(BaseWrapper):
-    """Counts the moves of seat player_0 (the learner) in ``moves[0]``: Tianshou counts every seat's."""
+class LearnerMoves(PettingZooEnv):
+    """Tianshou's wrapper that also counts the moves of seat player_0 (the learner) in
+    ``learner_moves``: Tianshou counts every seat's. An attribute of the env, so that it is
+    read the same way from a worker process (``get_env_attr``)."""
 
-    def __init__(self, env, moves: list):
-        super().__init__(env)
-        self.moves = moves
+    learner_moves = 0
 
     def step(self, action):
-        self.moves[0] += self.agent_selection == "player_0"
-        super().step(action)
+        self.learner_moves += self.env.agent_selection == "player_0"
+        return super().step(action)
 
 
-def env_maker(game: str, players: int, moves: list | None = None):
+def env_maker(game: str, players: int):
     """The game's raw AEC env, one deal an episode, in Tianshou's PettingZoo wrapper."""
     def make():
         raw = (gin_rummy_v0.raw_env(episode="hand") if game == "gin"
                else rummy_v0.raw_env(num_players=players, episode="round"))
-        return PettingZooEnv(raw if moves is None else LearnerMoves(raw, moves))
+        return LearnerMoves(raw)
     return make
 
 
@@ -115,14 +116,16 @@ class QValues(torch.nn.Module):
         return self.net(obs)[0]
 
 
-def train_phase(learner: DQN, opponent, args, name: str, steps: int, deadline: float | None, moves: list) -> None:
+def train_phase(learner: DQN, opponent, args, name: str, steps: int, deadline: float | None) -> int:
     """Tianshou's off-policy training loop, the learner in seat player_0, `opponent` in the
-    others, for ``steps`` env steps or until the clock passes ``deadline``."""
+    others, for ``steps`` env steps or until the clock passes ``deadline``; the learner's moves
+    in the training envs. ``--subproc`` steps each env in its own process (``SubprocVectorEnv``)."""
     get_env = env_maker(args.game, args.players)
     env = get_env()
     marl = MultiAgentOffPolicyAlgorithm(algorithms=[learner] + [opponent] * (len(env.agents) - 1), env=env)
-    train_envs = DummyVectorEnv([env_maker(args.game, args.players, moves) for _ in range(args.envs)])
-    test_envs = DummyVectorEnv([get_env for _ in range(args.envs)])
+    vector_env = SubprocVectorEnv if args.subproc else DummyVectorEnv
+    train_envs = vector_env([get_env for _ in range(args.envs)])
+    test_envs = vector_env([get_env for _ in range(args.envs)])
     train_envs.seed(args.seed)
     test_envs.seed(args.seed + 1)
     collector = Collector[CollectStats](marl, train_envs, VectorReplayBuffer(args.buffer, args.envs),
@@ -138,6 +141,10 @@ def train_phase(learner: DQN, opponent, args, name: str, steps: int, deadline: f
         batch_size=args.batch, update_step_num_gradient_steps_per_sample=0.1,
         multi_agent_return_reduction=lambda rews: rews[:, 0], show_progress=False))
     print(f"{name}: best test return (hand points, scaled) {result.best_reward:.3f}")
+    moves = sum(train_envs.get_env_attr("learner_moves"))
+    train_envs.close()
+    test_envs.close()
+    return moves
 
 
 def main(argv=None) -> Path:
@@ -147,6 +154,7 @@ def main(argv=None) -> Path:
     ap.add_argument("--steps", type=int, default=100_000, help="env steps in all, half against simple (default 1e5)")
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--envs", type=int, default=8)
+    ap.add_argument("--subproc", action="store_true", help="each env in its own process (SubprocVectorEnv)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--buffer", type=int, default=50_000)
     ap.add_argument("--minutes", type=float, default=None,
@@ -165,16 +173,16 @@ def main(argv=None) -> Path:
     learner = DQN(policy=DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=0.1,
                                                  eps_inference=0.0),
                   optim=AdamOptimizerFactory(lr=1e-4), gamma=0.99, n_step_return_horizon=3, target_update_freq=320)
-    start, moves = time.time(), [0]
+    start = time.time()
     share = 1.0 if args.no_self_play else 0.5
     deadline = lambda part: None if args.minutes is None else start + part * args.minutes * 60  # noqa: E731
-    train_phase(learner, AgentOpponent(env.action_space, "simple", args.game), args, "against simple",
-                int(args.steps * share), deadline(share), moves)
+    moves = train_phase(learner, AgentOpponent(env.action_space, "simple", args.game), args, "against simple",
+                        int(args.steps * share), deadline(share))
     if not args.no_self_play:
-        train_phase(learner, FrozenCopy(env.action_space, learner), args, "against itself",
-                    args.steps - args.steps // 2, deadline(1.0), moves)
+        moves += train_phase(learner, FrozenCopy(env.action_space, learner), args, "against itself",
+                             args.steps - args.steps // 2, deadline(1.0))
     if args.summary:
-        Path(args.summary).write_text(json.dumps({"learner_moves": moves[0], "seconds": time.time() - start}))
+        Path(args.summary).write_text(json.dumps({"learner_moves": moves, "seconds": time.time() - start}))
     out = Path(args.out or f"runs/examples/tianshou_{args.game}/policy.pt2")
     save_policy(QValues(copy.deepcopy(net)), args.game, out)
     players = f" --players {args.players}" if args.game == "rummy" else ""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import json
 import time
 from pathlib import Path
@@ -30,7 +31,7 @@ from tensordict import TensorDict
 from tensordict.nn import TensorDictModule, TensorDictSequential
 from torch import nn
 from torchrl.collectors import Collector
-from torchrl.envs import PettingZooWrapper
+from torchrl.envs import ParallelEnv, PettingZooWrapper
 from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
 from torchrl.objectives import ClipPPOLoss
 
@@ -42,11 +43,21 @@ from rummyrl.envs import gin_rummy_v0, rummy_v0
 ME = "player_0"
 
 
-def make_env(args) -> PettingZooWrapper:
-    """The raw env (an illegal move raises: a finished run made none), one deal an episode."""
+def make_env(args, worker: int = 0) -> PettingZooWrapper:
+    """The raw env (an illegal move raises: a finished run made none), one deal an episode;
+    each worker's env its own seed."""
     raw = (gin_rummy_v0.raw_env(episode="hand") if args.game == "gin"
            else rummy_v0.raw_env(num_players=args.players, episode="round"))
-    return PettingZooWrapper(raw, use_mask=True, categorical_actions=True, seed=args.seed)
+    return PettingZooWrapper(raw, use_mask=True, categorical_actions=True, seed=args.seed + worker)
+
+
+def make_envs(args):
+    """``args.envs`` envs: one in this process, or each in its own (TorchRL's ``ParallelEnv``,
+    whose batches are ``[env, time]``)."""
+    if args.envs == 1:
+        return make_env(args)
+    return ParallelEnv(args.envs, [functools.partial(make_env, args, i) for i in range(args.envs)],
+                       mp_start_method="fork")
 
 
 def mlp(i: int, o: int) -> nn.Sequential:
@@ -68,7 +79,11 @@ class AgentPolicy(nn.Module):
         self.agent = agent
 
     def forward(self, observation, action_mask):
-        return torch.from_numpy(self.agent.act(observation.numpy(), action_mask.numpy()))
+        """Any leading batch dims (a ``ParallelEnv``'s env dim, the group's agent dim)."""
+        lead = observation.shape[:-1]
+        acts = self.agent.act(observation.reshape(-1, observation.shape[-1]).numpy(),
+                              action_mask.reshape(-1, action_mask.shape[-1]).numpy())
+        return torch.from_numpy(acts).reshape(lead)
 
 
 def seat_policy(group: str, agent) -> TensorDictSequential:
@@ -119,6 +134,14 @@ def learner_batch(data: TensorDict, gamma: float, lam: float, critic: nn.Module)
                       batch_size=[len(rows)])
 
 
+def learner_batches(data: TensorDict, gamma: float, lam: float, critic: nn.Module) -> TensorDict:
+    """:func:`learner_batch` of each env's trajectory (a ``ParallelEnv``'s batch is
+    ``[env, time]``), joined."""
+    if data.batch_dims == 1:
+        return learner_batch(data, gamma, lam, critic)
+    return torch.cat([learner_batch(data[i], gamma, lam, critic) for i in range(data.batch_size[0])])
+
+
 def main(argv=None) -> Path:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--game", default="gin", choices=["gin", "rummy"])
@@ -128,6 +151,7 @@ def main(argv=None) -> Path:
     ap.add_argument("--frames-per-batch", type=int, default=4096)
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--minibatch", type=int, default=512)
+    ap.add_argument("--envs", type=int, default=1, help="envs, each in its own process when more than 1 (default 1)")
     ap.add_argument("--minutes", type=float, default=None, help="a wall-time budget as well (half of it against the opponent)")
     ap.add_argument("--no-self-play", action="store_true", help="the whole budget against the opponent")
     ap.add_argument("--seed", type=int, default=0)
@@ -160,10 +184,10 @@ def main(argv=None) -> Path:
             frozen = save_policy(copy.deepcopy(actor_net), args.game, out.with_name("frozen.pt2"))
             opponent = load_agent(str(frozen), game=args.game)
         policy = TensorDictSequential(collecting, *[seat_policy(grp, opponent) for grp in others])
-        collector = Collector(make_env(args), policy, frames_per_batch=args.frames_per_batch, total_frames=int(args.frames * share),
+        collector = Collector(make_envs(args), policy, frames_per_batch=args.frames_per_batch, total_frames=int(args.frames * share),
                               auto_register_policy_transforms=False)
         for data in collector:
-            batch = learner_batch(data, 0.99, 0.95, critic_net)
+            batch = learner_batches(data, 0.99, 0.95, critic_net)
             moves += batch.batch_size[0]
             for _ in range(args.epochs):
                 for idx in torch.randperm(batch.batch_size[0]).split(args.minibatch):

@@ -53,10 +53,28 @@ def test_a_tiny_benchmark_writes_its_rows_and_a_rerun_keeps_them(tmp_path, capsy
     assert json.loads(out.read_text())["rows"] == [again]
 
 
+def test_a_speed_only_run_of_a_library_and_its_variant_has_no_evaluations(tmp_path, capsys):
+    """``--games 0``: each row the learner's moves and seconds alone; a variant runs its base's
+    example with its own arguments (SB3 with eight envs) and says so in its algorithm."""
+    pytest.importorskip("sb3_contrib")
+    b = bench()
+    out = tmp_path / "procs.json"
+    assert b.main(["--minutes", "0.05", "--games", "0", "--only", "sb3", "sb3-8envs", "--work", str(tmp_path / "w"),
+                   "--out", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert [r["trainer"] for r in d["rows"]] == ["sb3", "sb3-8envs"] and d["games"] == 0
+    assert "--only sb3 sb3-8envs" in d["command"]
+    for r in d["rows"]:
+        assert r["learner_moves"] > 0 and "vs_simple" not in r and "vs_expert" not in r
+    assert d["rows"][1]["algorithm"].endswith("8 envs in one process (DummyVecEnv)")
+    assert b.TRAINERS["sb3-8envs"][2][-2:] == ["--envs", "8"] and b.BASES == list(b.TRAINERS)[:6]
+
+
 @pytest.mark.parametrize("args, says", [
     (["--python", "rllib"], "--python 'rllib': give TRAINER=PATH"),
     (["--python", "nobody=/usr/bin/python3"], "TRAINER one of rummyrl, cleanrl-style"),
     (["--minutes", "0"], "--minutes must be > 0"),
+    (["--games", "1"], "--games 0 or >= 2"),
 ])
 def test_bad_arguments_are_one_line_errors(capsys, args, says):
     with pytest.raises(SystemExit) as e:

@@ -6,11 +6,13 @@ PPO needs nothing beyond the project."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import sys
 from pathlib import Path
 
+import cloudpickle
 import numpy as np
 import pytest
 import torch
@@ -31,6 +33,13 @@ def example(name: str):
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    # worker processes (SB3's SubprocVecEnv, Ray's env runners) cannot import a module loaded
+    # from a file path: its functions travel to them by value, as a script's do
+    cloudpickle.register_pickle_by_value(module)
+    if "ray" in sys.modules:
+        import ray.cloudpickle
+
+        ray.cloudpickle.register_pickle_by_value(module)
     return module
 
 
@@ -147,6 +156,102 @@ def test_torchrl_ppo_trains_with_its_own_modules_and_its_actor_plays_a_tournamen
     example("torchrl_ppo").main(args + (["--players", str(players)] if players else []))
     assert isinstance(load_agent(str(out), game=game), ExportedAgent)
     plays_a_tournament(out, game, players, tmp_path)
+
+
+def actor_outputs(path: Path, game: str) -> torch.Tensor:
+    """An exported network's outputs on fixed random inputs (the observation and, for
+    networks that read it, an all-legal mask, as float32 0/1 as ExportedAgent gives it)."""
+    agent = load_agent(str(path), game=game)
+    x = torch.rand(8, games.get(game).obs_dim, generator=torch.Generator().manual_seed(0))
+    inputs = (x, torch.ones(8, games.get(game).num_actions))[:agent.inputs]
+    return torch.export.load(str(path)).module()(*inputs)
+
+
+def summary_moves(path: Path) -> int:
+    return json.loads(path.read_text())["learner_moves"]
+
+
+@pytest.mark.parametrize("library, module, args", [
+    ("sb3_contrib", "sb3_maskable_ppo", ["--steps", "1024", "--n-steps", "256", "--envs", "2"]),
+    ("tianshou", "tianshou_dqn", ["--steps", "2000", "--epochs", "1", "--envs", "2"]),
+])
+def test_envs_in_worker_processes_train_the_same_network_as_in_one(tmp_path, library, module, args):
+    """A user's second core: the library's own subprocess vector env (``--subproc``) gives
+    the same learner moves and the same network, for the same seed, as its in-process one."""
+    pytest.importorskip(library)
+    runs = {}
+    for how, extra in (("one", []), ("procs", ["--subproc"])):
+        out = tmp_path / how / "policy.pt2"
+        out.parent.mkdir()
+        example(module).main(args + extra + ["--out", str(out), "--summary", str(out.with_name("summary.json"))])
+        runs[how] = (summary_moves(out.with_name("summary.json")), actor_outputs(out, "gin"))
+    assert runs["one"][0] == runs["procs"][0] > 0
+    assert torch.equal(runs["one"][1], runs["procs"][1])
+
+
+def test_torchrl_in_a_parallel_env_learns_from_each_envs_own_trajectory(tmp_path):
+    """``--envs 2``: TorchRL's ParallelEnv, batches of [env, time]; each env's rows go through
+    learner_batch on their own (a trajectory that crossed from one env into the other would
+    credit one env's rewards to the other's moves), and the run makes no illegal move."""
+    pytest.importorskip("torchrl")
+    trl = example("torchrl_ppo")
+    out = tmp_path / "policy.pt2"
+    trl.main(["--frames", "2048", "--frames-per-batch", "1024", "--envs", "2", "--out", str(out),
+              "--summary", str(tmp_path / "summary.json")])
+    assert summary_moves(tmp_path / "summary.json") > 0 and isinstance(load_agent(str(out), game="gin"), ExportedAgent)
+    from tensordict import TensorDict
+
+    me, n = trl.ME, 4  # two envs: env 0's learner ends its deal at its last step, env 1's goes on
+    acting = torch.tensor([[True, False, True, False], [True, False, True, False]])
+    reward = torch.tensor([[0.0, 0.0, 0.0, 3.0], [0.0, 0.0, 0.0, 0.0]])
+    done = torch.tensor([[False, False, False, True], [False, False, False, False]])
+    data = TensorDict({me: {"mask": acting[..., None], "observation": {"observation": torch.rand(2, n, 1, 4)},
+                            "action_mask": torch.ones(2, n, 1, 3, dtype=torch.bool),
+                            "action": torch.zeros(2, n, 1).long(), "action_log_prob": torch.zeros(2, n, 1)},
+                       "next": {me: {"reward": reward[..., None, None]}, "done": done[..., None]}},
+                      batch_size=[2, n])
+    batch = trl.learner_batches(data, gamma=1.0, lam=1.0, critic=lambda obs: torch.zeros(len(obs), 1))
+    # env 0: both moves trained, each with the deal's 3 points; env 1: its last move waits
+    assert batch["reward"].squeeze(-1).tolist() == [0.0, 3.0, 0.0]
+    assert batch["advantage"].squeeze(-1).tolist() == [3.0, 3.0, 0.0]
+
+
+def test_rllib_with_env_runner_processes_trains_and_self_play_starts_from_the_learners_weights(ray_session,
+                                                                                                 tmp_path):
+    """``--env-runners 1``: sampling in a runner process; the self-play algorithm starts from
+    the weights trained against simple in its learner and in its runner (start_from)."""
+    pytest.importorskip("ray.rllib")
+    rl = example("rllib_ppo")
+    out = tmp_path / "policy.pt2"
+    rl.main(["--iterations", "2", "--batch", "400", "--env-runners", "1", "--out", str(out)])
+    assert load_agent(str(out), game="gin").inputs == 2
+    from ray.tune.registry import register_env
+
+    register_env("rummyrl", rl.make_env)
+    args = argparse.Namespace(game="gin", players=2, opponent="simple", batch=400, seed=0, env_runners=1,
+                                 envs_per_runner=1)
+    first = rl.build(args, self_play=False)
+    first.train()
+    weights = first.get_module("learner").get_state()
+    first.stop()
+    algo = rl.build(args, self_play=True)
+    try:
+        fresh = algo.env_runner_group.foreach_env_runner(lambda r: r.module["learner"].get_state(),
+                                                         local_env_runner=False)
+        rl.start_from(algo, weights)
+        runners = algo.env_runner_group.foreach_env_runner(lambda r: r.module["learner"].get_state(),
+                                                           local_env_runner=False)
+        learner = algo.learner_group.get_state()["learner"]["rl_module"]["learner"]
+    finally:
+        algo.stop()
+
+    def same(a, b):
+        shared = [k for k in b if k in a]
+        assert shared, "the two states share no weights"
+        return all(torch.allclose(torch.as_tensor(a[k]), torch.as_tensor(b[k])) for k in shared)
+
+    assert len(runners) == 1 and not same(fresh[0], weights)
+    assert same(runners[0], weights) and same(learner, weights)
 
 
 def test_torchrl_learner_batch_credits_a_deal_ended_by_the_other_seat_to_the_learners_last_move():
