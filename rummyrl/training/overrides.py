@@ -27,6 +27,11 @@ def yaml_value(text: str):
     return yaml.load(text, Loader=_Loader)
 
 
+def one_line(error: Exception) -> str:
+    """A YAML parser's error, which spans lines (the problem, then where), as one line."""
+    return " ".join(str(error).split())
+
+
 def read_yaml(path: str | Path, what: str = "config file") -> dict:
     """The mapping a YAML settings file holds; :class:`SettingsError` names the file when it is
     missing, not YAML or not a mapping (an empty file is an empty mapping)."""
@@ -36,7 +41,7 @@ def read_yaml(path: str | Path, what: str = "config file") -> dict:
     try:
         data = yaml_value(p.read_text()) or {}
     except yaml.YAMLError as e:
-        raise SettingsError(f"{what} {str(p)!r} is not valid YAML: {e}") from None
+        raise SettingsError(f"{what} {str(p)!r} is not valid YAML: {one_line(e)}") from None
     if not isinstance(data, dict):
         raise SettingsError(f"{what} {str(p)!r} must hold a mapping of keys, not {type(data).__name__}")
     return data
@@ -59,7 +64,7 @@ def with_overrides(data: dict, overrides) -> dict:
         try:
             value = yaml_value(text)
         except yaml.YAMLError as e:
-            raise SettingsError(f"override {item!r}: cannot parse the value: {e}") from None
+            raise SettingsError(f"override {item!r}: cannot parse the value: {one_line(e)}") from None
         if isinstance(value, dict) and isinstance(node.get(last), dict):
             value = {**node[last], **value}
         node[last] = value

@@ -73,7 +73,7 @@ from .config import ConfigError, TrainConfig, load_config, to_overrides
 from .evaluation import report_run
 from .export import export_pretrained
 from .loop import train
-from .overrides import read_yaml, yaml_value
+from .overrides import one_line, read_yaml, yaml_value
 from .offline import SELECT, describe_kept, fit_to_file, rows_path
 
 
@@ -299,7 +299,7 @@ def _override(recipe: Recipe, item: str) -> None:
     try:
         value = yaml_value(text)
     except yaml.YAMLError as e:
-        raise ConfigError(f"override {item!r}: cannot parse {text!r}: {e}") from None
+        raise ConfigError(f"override {item!r}: cannot parse {text!r}: {one_line(e)}") from None
     raw = dataclasses.asdict(s.spec)
     if "." in key:  # into a mapping field: eval.options.max_hands=20
         if not isinstance(raw[top], dict):

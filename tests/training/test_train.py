@@ -236,8 +236,12 @@ def test_config_file_errors(tmp_path):
         training.load_config(tmp_path / "nope.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("net: [1, 2\n")
-    with pytest.raises(training.ConfigError, match="not valid YAML"):
+    with pytest.raises(training.ConfigError, match="not valid YAML") as e:
         training.load_config(bad)
+    assert "\n" not in str(e.value) and "line 1" in str(e.value)  # the parser's where, on the one line
+    with pytest.raises(training.ConfigError, match="cannot parse the value") as e:
+        training.load_config(None, ["net.hidden=[1, 2"])
+    assert "\n" not in str(e.value)
     listy = tmp_path / "list.yaml"
     listy.write_text("- 1\n- 2\n")
     with pytest.raises(training.ConfigError, match="mapping"):
