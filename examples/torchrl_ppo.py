@@ -158,6 +158,8 @@ def main(argv=None) -> Path:
     ap.add_argument("--out", default=None, help="the exported actor (default runs/examples/torchrl_GAME/policy.pt2)")
     ap.add_argument("--summary", default=None, help="write the learner's moves and the seconds trained as JSON here")
     args = ap.parse_args(argv)
+    if args.envs < 1:
+        ap.error(f"--envs must be >= 1, got {args.envs}")
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     g = games.get(args.game)
